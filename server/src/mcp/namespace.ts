@@ -1,0 +1,41 @@
+/**
+ * The contract of a server namespace plug-in. A namespace is `schemas/servers/<ns>.json` (tools, predicates,
+ * state schema: data every adapter reads) plus `server/src/mcp/<ns>/index.ts` (code), which default-exports
+ * `defineNamespace({...})`. Adding a namespace touches nothing else: the registry finds both by name.
+ *
+ * State: `initial_state.<ns>` and the snapshot a server yields after a run have one shape, the namespace's
+ * state schema, so a predicate is a pure function of that state. The linter uses this to evaluate a task's
+ * predicate on its initial state (a task that passes before the agent acts is broken).
+ */
+
+/** What a predicate sees: its namespace's state (validated and normalised) and the agent's final answer. */
+export interface PredicateContext<State> {
+  state: State;
+  /** The agent's final text answer; undefined when it gave none. */
+  answer: string | undefined;
+}
+
+/** A predicate's result: its value and the evidence it looked at (JSON-serialisable, shown in reports). */
+export interface Verdict {
+  value: boolean;
+  evidence: unknown;
+}
+
+// Arguments have been validated against the predicate's declared argument schema before the call.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PredicateFunction<State> = (args: any, context: PredicateContext<State>) => Verdict;
+
+export interface NamespacePlugin<State = unknown> {
+  namespace: string;
+  /**
+   * Turns a state that passed the state schema (or is absent: `undefined`) into the form the predicates
+   * read, filling defaults. Must not throw on schema-valid input.
+   */
+  normalizeState(state: unknown): State;
+  /** One function per predicate declared in the namespace file, by bare name (`fileExists`). */
+  predicates: Record<string, PredicateFunction<State>>;
+}
+
+export function defineNamespace<State>(plugin: NamespacePlugin<State>): NamespacePlugin<State> {
+  return plugin;
+}

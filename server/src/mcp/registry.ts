@@ -1,0 +1,143 @@
+/**
+ * The namespace registry: every `schemas/servers/<ns>.json` with its JSON Schemas compiled, joined with the
+ * plug-in code in `server/src/mcp/<ns>/index.ts`. Both are found by name, so a new namespace is a new file
+ * and a new folder and nothing else.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../tasks/ajv.ts';
+import { ServerFileSchema, type PredicateDeclaration, type ServerFile, type ToolDeclaration } from '../tasks/model.ts';
+import { schemasDir } from '../paths.ts';
+import type { NamespacePlugin } from './namespace.ts';
+
+export interface ToolInfo {
+  namespace: string;
+  declaration: ToolDeclaration;
+  validateInput: ValidateFunction;
+}
+
+export interface PredicateInfo {
+  namespace: string;
+  declaration: PredicateDeclaration;
+  validateArguments: ValidateFunction;
+}
+
+export interface NamespaceInfo {
+  namespace: string;
+  file: string;
+  server: ServerFile;
+  tools: Map<string, ToolInfo>;
+  predicates: Map<string, PredicateInfo>;
+  validateState: ValidateFunction;
+  /** Undefined while a namespace has a schema file but no code yet: its predicates cannot be evaluated. */
+  plugin: NamespacePlugin | undefined;
+}
+
+export class Registry {
+  constructor(readonly namespaces: ReadonlyMap<string, NamespaceInfo>) {}
+
+  get(namespace: string): NamespaceInfo | undefined {
+    return this.namespaces.get(namespace);
+  }
+
+  /** `filesystem.move_file` → its tool, or undefined. */
+  tool(qualified: string): ToolInfo | undefined {
+    const [ns, name] = splitQualified(qualified);
+    return name === undefined ? undefined : this.namespaces.get(ns)?.tools.get(name);
+  }
+
+  predicate(qualified: string): PredicateInfo | undefined {
+    const [ns, name] = splitQualified(qualified);
+    return name === undefined ? undefined : this.namespaces.get(ns)?.predicates.get(name);
+  }
+
+  names(): string[] {
+    return [...this.namespaces.keys()];
+  }
+}
+
+export function splitQualified(qualified: string): [string, string | undefined] {
+  const dot = qualified.indexOf('.');
+  return dot < 0 ? [qualified, undefined] : [qualified.slice(0, dot), qualified.slice(dot + 1)];
+}
+
+export class RegistryError extends Error {}
+
+/** Loads a namespace's plug-in code; esbuild bundles every `./<ns>/index.ts` this pattern can match. */
+async function importPlugin(namespace: string): Promise<NamespacePlugin | undefined> {
+  try {
+    const module = await import(`./${namespace}/index.ts`);
+    return (module.default ?? module) as NamespacePlugin;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Could not resolve|Cannot find module/.test(String(error))) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+let defaultRegistry: Promise<Registry> | undefined;
+
+/** The registry of the package's own schemas/servers, loaded once per process. */
+export function loadRegistry(): Promise<Registry> {
+  return (defaultRegistry ??= loadRegistryFrom(join(schemasDir(), 'servers')));
+}
+
+export async function loadRegistryFrom(serversDir: string): Promise<Registry> {
+  const ajv = createAjv();
+  const files = readdirSync(serversDir).filter((f) => f.endsWith('.json')).sort();
+  const namespaces = new Map<string, NamespaceInfo>();
+  for (const fileName of files) {
+    const file = join(serversDir, fileName);
+    const namespace = basename(fileName, '.json');
+    let server: ServerFile;
+    try {
+      server = ServerFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+    } catch (error) {
+      throw new RegistryError(`${file}: not a valid namespace file: ${(error as Error).message}`);
+    }
+    if (server.namespace !== namespace) {
+      throw new RegistryError(`${file}: declares namespace "${server.namespace}" but is named ${fileName}`);
+    }
+    const compile = (schema: Record<string, unknown>, what: string): ValidateFunction => {
+      try {
+        return ajv.compile(withoutDialect(schema));
+      } catch (error) {
+        throw new RegistryError(`${file}: ${what}: invalid JSON Schema: ${(error as Error).message}`);
+      }
+    };
+    const tools = new Map<string, ToolInfo>();
+    for (const declaration of server.tools) {
+      tools.set(declaration.name, { namespace, declaration, validateInput: compile(declaration.inputSchema, `tool ${declaration.name}`) });
+    }
+    const predicates = new Map<string, PredicateInfo>();
+    for (const declaration of server.predicates) {
+      predicates.set(declaration.name, {
+        namespace,
+        declaration,
+        validateArguments: compile(declaration.arguments, `predicate ${declaration.name}`),
+      });
+    }
+    namespaces.set(namespace, {
+      namespace,
+      file,
+      server,
+      tools,
+      predicates,
+      validateState: compile(server.state_schema, 'state_schema'),
+      plugin: await importPlugin(namespace),
+    });
+  }
+  return new Registry(namespaces);
+}
+
+/**
+ * Tool schemas copied from third-party servers may name an older dialect (`draft-07`); the keywords they use
+ * mean the same in 2020-12, so the `$schema` marker is dropped rather than loading a second validator.
+ */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { ServerFileSchema, TaskSchema } from './model.ts';
+
+export const TASK_SCHEMA_ID = 'https://mcpbench.dev/schemas/task.schema.json';
+export const SERVER_SCHEMA_ID = 'https://mcpbench.dev/schemas/server.schema.json';
+
+/** The JSON Schemas (2020-12) emitted from the zod model, by file name under schemas/. */
+export function emitJsonSchemas(): Record<string, Record<string, unknown>> {
+  const emit = (schema: z.ZodType, id: string) => {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', cycles: 'ref' });
+    const { $schema, ...rest } = json as Record<string, unknown>;
+    return { $schema, $id: id, ...rest };
+  };
+  return {
+    'task.schema.json': emit(TaskSchema, TASK_SCHEMA_ID),
+    'server.schema.json': emit(ServerFileSchema, SERVER_SCHEMA_ID),
+  };
+}
