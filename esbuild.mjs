@@ -1,0 +1,32 @@
+// Bundles the extension client, the language server and the CLI (which carries the MCP servers and the
+// engine) into dist/. `node esbuild.mjs --watch` rebuilds on change.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const entries = [
+  { in: 'server/src/cli/index.ts', out: 'cli' },
+  { in: 'server/src/lsp/index.ts', out: 'server' },
+  { in: 'client/src/extension.ts', out: 'client' },
+].filter((entry) => existsSync(entry.in));
+
+const options = {
+  entryPoints: entries,
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: true,
+  external: ['vscode'],
+  logLevel: 'warning',
+  // jsonc-parser's UMD build hides its requires from the bundler; its ESM build bundles cleanly.
+  mainFields: ['module', 'main'],
+  // Official MCP servers run as their own processes from node_modules; they are not bundled.
+};
+
+if (process.argv.includes('--watch')) {
+  const context = await esbuild.context(options);
+  await context.watch();
+} else {
+  await esbuild.build(options);
+}

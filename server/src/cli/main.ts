@@ -1,0 +1,113 @@
+/**
+ * The `mcpbench` command: argv onto the engine. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { loadRegistry } from '../mcp/registry.ts';
+import { collectTaskFiles, PathError, readText } from '../tasks/files.ts';
+import { canonicalHash } from '../tasks/hash.ts';
+import { JsonDocument } from '../tasks/document.ts';
+import { lintTaskSet } from '../tasks/lint.ts';
+import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
+import packageJson from '../../../package.json';
+
+export const EXIT_OK = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_USAGE = 2;
+
+class ExitError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+function integerOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return n;
+}
+
+interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+}
+
+export function buildProgram(io: Io, setExitCode: (code: number) => void): Command {
+  const program = new Command('mcpbench')
+    .description('Lint, run, score, generate, rotate and verify MCP agent benchmarks.')
+    .version(packageJson.version)
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+
+  program
+    .command('lint')
+    .description('Lint task files and folders of task files (default: ./tasks).')
+    .argument('[paths...]', 'task files or folders', ['tasks'])
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif']).default('text'))
+    .option('--max-warnings <n>', 'fail (exit 1) when there are more warnings than this', integerOption)
+    .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number }) => {
+      const files = collectTaskFiles(paths);
+      if (files.length === 0) throw new ExitError(`no task files found in ${paths.join(', ')}`, EXIT_USAGE);
+      const registry = await loadRegistry();
+      const results = lintTaskSet(files.map((path) => ({ uri: path, text: readText(path) })), registry);
+      const reports: FileReport[] = results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics }));
+      const output =
+        options.format === 'json' ? formatJson(reports, io.cwd)
+        : options.format === 'sarif' ? formatSarif(reports, io.cwd, packageJson.version)
+        : formatText(reports, io.cwd);
+      io.stdout(output);
+      const t = totals(reports);
+      const tooManyWarnings = options.maxWarnings !== undefined && t.warnings > options.maxWarnings;
+      if (tooManyWarnings && options.format === 'text') {
+        io.stderr(`too many warnings: ${t.warnings} (--max-warnings ${options.maxWarnings})\n`);
+      }
+      setExitCode(t.errors > 0 || tooManyWarnings ? EXIT_FINDINGS : EXIT_OK);
+    });
+
+  program
+    .command('hash')
+    .description('Print the SHA-256 of the RFC 8785 canonical JSON of each task.')
+    .argument('<tasks...>', 'task files')
+    .action((paths: string[]) => {
+      for (const path of paths) {
+        const document = new JsonDocument(path, readText(path));
+        const problem = document.syntaxProblems[0];
+        if (problem) {
+          const at = document.positionAt(problem.offset);
+          throw new ExitError(`${path}:${at.line + 1}:${at.character + 1} cannot hash: ${problem.message}`, EXIT_USAGE);
+        }
+        io.stdout(`${canonicalHash(document.value())}  ${path}\n`);
+      }
+      setExitCode(EXIT_OK);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code instead of exiting, so tests can call it in-process. */
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; everything else commander rejects is a usage error.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (error instanceof ExitError) {
+      io.stderr(`mcpbench: ${error.message}\n`);
+      return error.code;
+    }
+    if (error instanceof PathError) {
+      io.stderr(`mcpbench: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    io.stderr(`mcpbench: internal error: ${(error as Error).stack ?? error}\n`);
+    return EXIT_USAGE;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Lint findings and the catalog of rules that produce them. Codes are stable: tools filter on them, SARIF
+ * lists them as rules, and the fixture corpus asserts them.
+ */
+import type { JsonDocument, Position, Span } from './document.ts';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface TextEdit extends Span {
+  newText: string;
+}
+
+/** A suggested fix: applied by the editor as a quick fix; described in text output. */
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+}
+
+export interface Finding extends Span {
+  code: RuleCode;
+  severity: Severity;
+  message: string;
+  fixes?: Fix[];
+}
+
+/** A finding placed in its file, with line/character positions (0-based). */
+export interface Diagnostic extends Finding {
+  uri: string;
+  start: Position;
+  end: Position;
+}
+
+export interface RuleInfo {
+  severity: Severity;
+  summary: string;
+}
+
+export const RULES = {
+  'json-syntax': { severity: 'error', summary: 'The file is not valid JSON.' },
+  'unknown-key': { severity: 'error', summary: 'A key the task format does not define.' },
+  'missing-key': { severity: 'error', summary: 'A required key is missing.' },
+  'invalid-type': { severity: 'error', summary: 'A value has the wrong JSON type.' },
+  'invalid-value': { severity: 'error', summary: 'A value is outside what the task format allows.' },
+  'invalid-predicate': { severity: 'error', summary: 'A predicate node is not `all`, `any`, `not` or a single `<ns>.<predicate>` leaf.' },
+  'unknown-namespace': { severity: 'error', summary: 'A namespace with no file in schemas/servers/.' },
+  'unknown-predicate': { severity: 'error', summary: 'A predicate its namespace does not declare.' },
+  'predicate-arguments': { severity: 'error', summary: "A predicate's arguments do not match its argument schema." },
+  'predicate-namespace-not-in-task': { severity: 'error', summary: "A predicate of a namespace the task's `server` does not list." },
+  'unknown-tool': { severity: 'error', summary: 'A tool its namespace does not declare.' },
+  'duplicate-tool': { severity: 'warning', summary: 'A tool listed twice in `available_tools`.' },
+  'tool-not-available': { severity: 'error', summary: 'A solution calls a tool that is not in `available_tools`.' },
+  'tool-arguments': { severity: 'error', summary: "A solution's call has arguments that fail the tool's input schema." },
+  'max-steps-too-low': { severity: 'error', summary: '`max_steps` is below the tool calls a reference solution needs.' },
+  'empty-combinator': { severity: 'error', summary: 'An empty `all` or `any`.' },
+  'double-negation': { severity: 'warning', summary: '`not` directly inside `not`.' },
+  contradiction: { severity: 'error', summary: 'A leaf asserted and negated in the same `all`: the predicate can never be true.' },
+  'initial-state-schema': { severity: 'error', summary: "An initial state that fails its namespace's state schema." },
+  'initial-state-namespace-not-in-task': { severity: 'warning', summary: "Initial state for a namespace the task's `server` does not list." },
+  'unused-namespace': { severity: 'warning', summary: 'A namespace in `server` that no predicate checks and no available tool uses.' },
+  'answer-step-not-last': { severity: 'error', summary: 'A final-answer step that is not the last step of its solution.' },
+  'reference-missing-answer': { severity: 'warning', summary: 'The predicate checks the final answer but a reference solution gives none.' },
+  'missing-counterexample': { severity: 'warning', summary: 'No counterexample shows the predicate is specific enough.' },
+  'passes-initially': { severity: 'error', summary: 'The predicate is already true on the initial state: an agent that does nothing passes.' },
+  'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks.' },
+  'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },
+} as const satisfies Record<string, RuleInfo>;
+
+export type RuleCode = keyof typeof RULES;
+
+/** Builds findings with the rule's default severity. */
+export function finding(code: RuleCode, span: Span, message: string, fixes?: Fix[]): Finding {
+  const result: Finding = { code, severity: RULES[code].severity, message, offset: span.offset, length: span.length };
+  if (fixes?.length) result.fixes = fixes;
+  return result;
+}
+
+export function toDiagnostic(document: JsonDocument, f: Finding): Diagnostic {
+  return { ...f, uri: document.uri, start: document.positionAt(f.offset), end: document.positionAt(f.offset + f.length) };
+}
+
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  return a.uri.localeCompare(b.uri) || a.offset - b.offset || a.code.localeCompare(b.code);
+}

@@ -1,0 +1,127 @@
+/**
+ * A JSON document parsed with positions: jsonc-parser's error-tolerant tree (so a broken file still yields
+ * every node it can), its syntax errors, and offset ↔ line/character conversion. Offsets and characters
+ * are UTF-16 code units, as in JavaScript strings and the LSP.
+ */
+import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+
+export interface Position {
+  /** 0-based line. */
+  line: number;
+  /** 0-based UTF-16 column. */
+  character: number;
+}
+
+export interface Span {
+  offset: number;
+  length: number;
+}
+
+export type JsonPath = (string | number)[];
+
+export interface SyntaxProblem extends Span {
+  message: string;
+}
+
+export class JsonDocument {
+  readonly root: Node | undefined;
+  readonly syntaxProblems: SyntaxProblem[];
+  private lineStarts: number[] | undefined;
+
+  constructor(
+    readonly uri: string,
+    readonly text: string,
+  ) {
+    const errors: ParseError[] = [];
+    // Task files are strict JSON: comments and trailing commas are reported, not silently accepted.
+    this.root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    this.syntaxProblems = errors.map((e) => {
+      const message = describeParseError(e, text);
+      if (message.startsWith('trailing comma')) {
+        // jsonc-parser points at the bracket; the comma is what the author must delete.
+        const comma = text.slice(0, e.offset).search(/,\s*$/);
+        if (comma >= 0) return { offset: comma, length: 1, message };
+      }
+      return { offset: e.offset, length: e.length, message };
+    });
+  }
+
+  /** The parsed value (best effort when there are syntax errors). */
+  value(): unknown {
+    return this.root ? getNodeValue(this.root) : undefined;
+  }
+
+  nodeAt(path: JsonPath): Node | undefined {
+    return this.root ? findNodeAtLocation(this.root, path) : undefined;
+  }
+
+  /** The key node of the property at `path` (its last segment must be a key), or undefined. */
+  keyNodeAt(path: JsonPath): Node | undefined {
+    const value = this.nodeAt(path);
+    const property = value?.parent;
+    return property?.type === 'property' ? property.children?.[0] : undefined;
+  }
+
+  positionAt(offset: number): Position {
+    const starts = (this.lineStarts ??= computeLineStarts(this.text));
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low, character: offset - starts[low]! };
+  }
+
+  offsetAt(position: Position): number {
+    const starts = (this.lineStarts ??= computeLineStarts(this.text));
+    const lineStart = starts[Math.min(Math.max(position.line, 0), starts.length - 1)]!;
+    return Math.min(lineStart + position.character, this.text.length);
+  }
+}
+
+function computeLineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 13 /* \r */) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      starts.push(i + 1);
+    } else if (c === 10 /* \n */) {
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+const PARSE_ERROR_HELP: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'a property name in double quotes was expected',
+  ValueExpected: 'a value was expected',
+  ColonExpected: 'a colon was expected after the property name',
+  CommaExpected: 'a comma was expected between items',
+  CloseBraceExpected: 'a closing brace `}` was expected',
+  CloseBracketExpected: 'a closing bracket `]` was expected',
+  EndOfFileExpected: 'nothing may follow the top-level value',
+  InvalidCommentToken: 'comments are not allowed in task files (strict JSON)',
+  UnexpectedEndOfComment: 'unterminated comment',
+  UnexpectedEndOfString: 'unterminated string: a closing `"` was expected',
+  UnexpectedEndOfNumber: 'unexpected end of number',
+  InvalidUnicode: 'invalid unicode escape',
+  InvalidEscapeCharacter: 'invalid escape character in string',
+  InvalidCharacter: 'invalid character in string (control characters must be escaped)',
+};
+
+function describeParseError(error: ParseError, text: string): string {
+  const code = printParseErrorCode(error.error);
+  if (code === 'ValueExpected' && error.offset >= text.length) return 'unexpected end of file: the JSON is truncated';
+  if (code === 'InvalidSymbol' && text.slice(error.offset, error.offset + 2) === '//') {
+    return 'comments are not allowed in task files (strict JSON)';
+  }
+  if ((code === 'PropertyNameExpected' || code === 'ValueExpected') && /^\s*[}\]]/.test(text.slice(error.offset)) && /,\s*$/.test(text.slice(0, error.offset))) {
+    return 'trailing comma: remove the comma before this bracket';
+  }
+  return `JSON syntax error: ${PARSE_ERROR_HELP[code] ?? code}`;
+}

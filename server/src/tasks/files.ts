@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** JSON files that live beside tasks but are not tasks. */
+const NOT_TASKS = new Set(['package.json', 'package-lock.json', 'tsconfig.json', 'jsconfig.json']);
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'runs', 'out']);
+
+export function isTaskFileName(name: string): boolean {
+  return name.endsWith('.json') && !name.endsWith('.template.json') && !name.endsWith('.schema.json') && !NOT_TASKS.has(name);
+}
+
+export class PathError extends Error {}
+
+/**
+ * The task files named by `paths`: files as given, folders searched recursively for task JSON (skipping
+ * hidden folders, node_modules, dist and runs). Sorted within each folder so output is stable.
+ */
+export function collectTaskFiles(paths: string[]): string[] {
+  const out: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.')) continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(entry.name)) visit(full);
+      } else if (entry.isFile() && isTaskFileName(entry.name)) out.push(full);
+    }
+  };
+  for (const path of paths) {
+    let stat;
+    try {
+      stat = statSync(path);
+    } catch {
+      throw new PathError(`${path}: no such file or folder`);
+    }
+    if (stat.isDirectory()) visit(path);
+    else out.push(path);
+  }
+  return [...new Set(out.map((p) => resolve(p)))];
+}
+
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new PathError(`${path}: cannot read: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,439 @@
+/**
+ * The task linter: syntax (jsonc-parser, tolerant), structure (ajv against task.schema.json) and the
+ * semantic rules over the namespace registry. `lintTask` checks one document; `lintTaskSet` adds the rules
+ * that span files (duplicate ids). Pure: text in, findings out; the CLI and the language server place them.
+ */
+import type { Node } from 'jsonc-parser';
+import canonicalize from 'canonicalize';
+import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Finding, type Fix, type RuleCode, type TextEdit } from './diagnostics.ts';
+import { JsonDocument, type JsonPath, type Span } from './document.ts';
+import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
+import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN } from './model.ts';
+import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
+import { closest } from './suggest.ts';
+import type { Registry } from '../mcp/registry.ts';
+import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
+import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
+
+/** `answer` checks the final text; it is not a server and need not be listed in `server`. */
+export const ANSWER_NAMESPACE = 'answer';
+
+export interface LintResult {
+  document: JsonDocument;
+  diagnostics: Diagnostic[];
+  /** The task id, when the file has a string `id` (for set-wide rules). */
+  id?: { value: string; span: Span };
+}
+
+export function lintTask(uri: string, text: string, registry: Registry): LintResult {
+  const document = new JsonDocument(uri, text);
+  const findings: Finding[] = syntaxFindings(document);
+  const value = document.value();
+  let id: LintResult['id'];
+  // With syntax errors the tree is a guess (a truncated file misses half its keys): structural and semantic
+  // findings on it would be noise, so the syntax errors come alone until they are fixed.
+  if (findings.length === 0 && document.root && isObject(value)) {
+    findings.push(...checkTaskStructure(document, value));
+    findings.push(...new SemanticChecker(document, value, registry).run());
+    const idNode = document.nodeAt(['id']);
+    if (typeof value.id === 'string' && idNode) id = { value: value.id, span: spanOf(idNode) };
+  } else if (findings.length === 0 && document.root) {
+    findings.push(finding('invalid-type', spanOf(document.root), 'a task file must hold one JSON object'));
+  } else if (findings.length === 0) {
+    findings.push(finding('json-syntax', { offset: 0, length: 0 }, 'empty file: a task file must hold one JSON object'));
+  }
+  const diagnostics = dedupe(findings).map((f) => toDiagnostic(document, f)).sort(compareDiagnostics);
+  return id ? { document, diagnostics, id } : { document, diagnostics };
+}
+
+/** Lints every file and adds the set-wide rules. Results keep the input order. */
+export function lintTaskSet(files: { uri: string; text: string }[], registry: Registry): LintResult[] {
+  const results = files.map((f) => lintTask(f.uri, f.text, registry));
+  const byId = new Map<string, LintResult[]>();
+  for (const result of results) {
+    if (result.id) byId.set(result.id.value, [...(byId.get(result.id.value) ?? []), result]);
+  }
+  for (const [taskId, owners] of byId) {
+    if (owners.length < 2) continue;
+    for (const owner of owners) {
+      const others = owners.filter((o) => o !== owner).map((o) => o.document.uri);
+      const f = finding('duplicate-id', owner.id!.span, `task id \`${taskId}\` is also used by ${others.join(', ')}: ids must be unique across the set`);
+      owner.diagnostics.push(toDiagnostic(owner.document, f));
+      owner.diagnostics.sort(compareDiagnostics);
+    }
+  }
+  return results;
+}
+
+/** One finding per syntax problem, leaving out the follow-on errors that start where an earlier one ends. */
+function syntaxFindings(document: JsonDocument): Finding[] {
+  const findings: Finding[] = [];
+  let coveredUntil = -1;
+  for (const problem of document.syntaxProblems) {
+    if (problem.offset <= coveredUntil) continue;
+    findings.push(finding('json-syntax', problem, problem.message));
+    coveredUntil = problem.offset + problem.length;
+  }
+  return findings;
+}
+
+function spanOf(node: Node): Span {
+  return { offset: node.offset, length: node.length };
+}
+
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => {
+    const key = `${f.code}:${f.offset}:${f.length}:${f.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+class SemanticChecker {
+  private readonly findings: Finding[] = [];
+  private readonly taskNamespaces: string[];
+  private readonly serverIsKnown: boolean;
+  private readonly availableTools: Set<string>;
+  private readonly predicate: PredicateNode | undefined;
+  private readonly predicateLeaves: LeafNode[];
+
+  constructor(
+    private readonly document: JsonDocument,
+    private readonly task: Record<string, unknown>,
+    private readonly registry: Registry,
+  ) {
+    const server = task.server;
+    const names = typeof server === 'string' ? [server] : Array.isArray(server) ? server : [];
+    this.taskNamespaces = names.filter((n): n is string => typeof n === 'string');
+    // While `server` names an unknown namespace, "not listed in server" findings would only echo that typo.
+    this.serverIsKnown = this.taskNamespaces.length > 0 && this.taskNamespaces.every((n) => registry.get(n));
+    const tools = Array.isArray(task.available_tools) ? task.available_tools : [];
+    this.availableTools = new Set(tools.filter((t): t is string => typeof t === 'string'));
+    if ('success_predicate' in task) {
+      const problems: StructureProblem[] = [];
+      this.predicate = parsePredicate(task.success_predicate, ['success_predicate'], problems);
+      for (const p of problems) this.report(p.code, this.spanAt(p.path, p.target), p.message);
+    }
+    this.predicateLeaves = this.predicate ? leaves(this.predicate) : [];
+  }
+
+  run(): Finding[] {
+    this.checkServer();
+    this.checkInitialState();
+    this.checkAvailableTools();
+    this.checkSolutions();
+    if (this.predicate) {
+      this.checkLeaves();
+      this.checkCombinators(this.predicate);
+      this.checkPassesInitially(this.predicate);
+      this.checkGoalValues();
+    }
+    this.checkUnusedNamespaces();
+    return this.findings;
+  }
+
+  // ---- helpers
+
+  private report(code: RuleCode, span: Span, message: string, fixes?: Fix[]): void {
+    this.findings.push(finding(code, span, message, fixes));
+  }
+
+  private spanAt(path: JsonPath, target: 'key' | 'value' = 'value'): Span {
+    const node = target === 'key' ? this.document.keyNodeAt(path) : this.document.nodeAt(path);
+    if (node) return spanOf(node);
+    const parent = path.length ? this.document.nodeAt(path.slice(0, -1)) : undefined;
+    return parent ? spanOf(parent) : { offset: 0, length: 1 };
+  }
+
+  /** The span of the `<ns>` part of a `"<ns>.<name>"` string node. */
+  private namespacePart(span: Span, namespace: string): Span {
+    return { offset: span.offset + 1, length: namespace.length };
+  }
+
+  private replaceWith(span: Span, value: string): TextEdit {
+    return { ...span, newText: JSON.stringify(value) };
+  }
+
+  /** An edit that appends `value` to the array at `path` (after its last item, or into the empty array). */
+  private appendToArray(path: JsonPath, value: string): TextEdit | undefined {
+    const array = this.document.nodeAt(path);
+    if (array?.type !== 'array') return undefined;
+    const last = array.children?.at(-1);
+    return last
+      ? { offset: last.offset + last.length, length: 0, newText: `, ${JSON.stringify(value)}` }
+      : { offset: array.offset + 1, length: 0, newText: JSON.stringify(value) };
+  }
+
+  private isKnownNamespace(namespace: string): boolean {
+    return this.registry.get(namespace) !== undefined;
+  }
+
+  private unknownNamespace(span: Span, namespace: string, replaceSpan?: Span, rest = ''): void {
+    const suggestion = closest(namespace, this.registry.names());
+    const fixes = suggestion && replaceSpan ? [{ title: `Change to \`${suggestion}${rest}\``, edits: [this.replaceWith(replaceSpan, suggestion + rest)] }] : [];
+    const hint = suggestion ? `did you mean \`${suggestion}\`?` : `known namespaces: ${this.registry.names().join(', ')}`;
+    this.report('unknown-namespace', span, `unknown namespace \`${namespace}\`: ${hint}`, fixes);
+  }
+
+  // ---- rules
+
+  private checkServer(): void {
+    const server = this.task.server;
+    const entries: [string, JsonPath][] =
+      typeof server === 'string' ? [[server, ['server']]] : Array.isArray(server) ? server.map((s, i) => [s, ['server', i]]) : [];
+    const seen = new Set<string>();
+    for (const [namespace, path] of entries) {
+      if (typeof namespace !== 'string' || !NAMESPACE_PATTERN.test(namespace)) continue; // the schema reported it
+      const span = this.spanAt(path);
+      if (!this.isKnownNamespace(namespace)) this.unknownNamespace(span, namespace, span);
+      else if (seen.has(namespace)) this.report('invalid-value', span, `\`${namespace}\` is listed twice in \`server\``);
+      seen.add(namespace);
+    }
+  }
+
+  private checkInitialState(): void {
+    const states = this.task.initial_state;
+    if (!isObject(states)) return;
+    for (const [namespace, state] of Object.entries(states)) {
+      if (!NAMESPACE_PATTERN.test(namespace)) continue; // the schema reported it
+      const keySpan = this.spanAt(['initial_state', namespace], 'key');
+      const info = this.registry.get(namespace);
+      if (!info) {
+        this.unknownNamespace(keySpan, namespace, keySpan);
+        continue;
+      }
+      if (this.serverIsKnown && !this.taskNamespaces.includes(namespace)) {
+        this.report('initial-state-namespace-not-in-task', keySpan,
+          `initial state for \`${namespace}\`, which \`server\` does not list: add it to \`server\` or remove this state`);
+      }
+      if (isObject(state) && !info.validateState(state)) {
+        this.findings.push(...mapAjvErrors(this.document, info.validateState.errors ?? [], ['initial_state', namespace], 'initial-state-schema', `${namespace} state`));
+      }
+    }
+  }
+
+  private checkAvailableTools(): void {
+    const tools = this.task.available_tools;
+    if (!Array.isArray(tools)) return;
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      if (typeof tool !== 'string' || !QUALIFIED_NAME_PATTERN.test(tool)) return;
+      const span = this.spanAt(['available_tools', i]);
+      if (seen.has(tool)) {
+        const previous = this.document.nodeAt(['available_tools', i - 1])!;
+        const start = previous.offset + previous.length;
+        this.report('duplicate-tool', span, `\`${tool}\` is listed twice in \`available_tools\``, [
+          { title: `Remove the duplicate \`${tool}\``, edits: [{ offset: start, length: span.offset + span.length - start, newText: '' }] },
+        ]);
+      }
+      seen.add(tool);
+      this.checkToolName(tool, span);
+    });
+  }
+
+  /** Reports an unknown namespace or tool in a qualified tool name; true when the tool exists. */
+  private checkToolName(tool: string, span: Span): boolean {
+    const dot = tool.indexOf('.');
+    const namespace = tool.slice(0, dot);
+    const name = tool.slice(dot + 1);
+    const info = this.registry.get(namespace);
+    if (!info) {
+      this.unknownNamespace(this.namespacePart(span, namespace), namespace, span, `.${name}`);
+      return false;
+    }
+    if (!info.tools.has(name)) {
+      const suggestion = closest(name, info.tools.keys());
+      const fixes = suggestion ? [{ title: `Change to \`${namespace}.${suggestion}\``, edits: [this.replaceWith(span, `${namespace}.${suggestion}`)] }] : [];
+      const hint = suggestion ? `did you mean \`${namespace}.${suggestion}\`?` : `its tools: ${[...info.tools.keys()].join(', ')}`;
+      this.report('unknown-tool', span, `\`${namespace}\` has no tool \`${name}\`: ${hint}`, fixes);
+      return false;
+    }
+    return true;
+  }
+
+  private checkSolutions(): void {
+    let longest: { calls: number; index: number } | undefined;
+    const answerChecked = this.predicateLeaves.some((l) => l.namespace === ANSWER_NAMESPACE && !this.isNegated(l));
+    for (const key of ['reference_solutions', 'counterexamples'] as const) {
+      const sequences = this.task[key];
+      if (!Array.isArray(sequences)) continue;
+      const label = key === 'reference_solutions' ? 'reference solution' : 'counterexample';
+      sequences.forEach((sequence, i) => {
+        if (!Array.isArray(sequence)) return;
+        let calls = 0;
+        let answered = false;
+        sequence.forEach((step, j) => {
+          if (!isObject(step)) return;
+          if ('answer' in step && !('tool' in step)) {
+            answered = true;
+            if (j !== sequence.length - 1) {
+              this.report('answer-step-not-last', this.spanAt([key, i, j]), `the final answer must be the last step of ${label} ${i + 1}: steps after it never run`);
+            }
+            return;
+          }
+          calls++;
+          const tool = step.tool;
+          if (typeof tool !== 'string' || !QUALIFIED_NAME_PATTERN.test(tool)) return;
+          const toolSpan = this.spanAt([key, i, j, 'tool']);
+          if (!this.checkToolName(tool, toolSpan)) return;
+          if (!this.availableTools.has(tool)) {
+            const edit = this.appendToArray(['available_tools'], tool);
+            const fixes = edit ? [{ title: `Add \`${tool}\` to available_tools`, edits: [edit] }] : [];
+            if (key === 'reference_solutions') {
+              this.report('tool-not-available', toolSpan,
+                `${label} ${i + 1} calls \`${tool}\`, which is not in \`available_tools\`: the gateway would refuse the call. Add it to \`available_tools\``, fixes);
+            } else {
+              // A counterexample must fail because the predicate rejects its end state, not because the gateway refused a call.
+              this.report('tool-not-available', toolSpan,
+                `${label} ${i + 1} calls \`${tool}\`, which is not in \`available_tools\`: it fails because the gateway refuses the call, which says nothing about the predicate. Add the tool or change the counterexample`, fixes);
+              this.findings.at(-1)!.severity = 'warning';
+            }
+          }
+          const info = this.registry.tool(tool)!;
+          const args = step.arguments ?? {};
+          if (isObject(args) && !info.validateInput(args)) {
+            const base: JsonPath = 'arguments' in step ? [key, i, j, 'arguments'] : [key, i, j];
+            const found = mapAjvErrors(this.document, info.validateInput.errors ?? [], base, 'tool-arguments', `arguments of \`${tool}\``);
+            if (!('arguments' in step)) for (const f of found) Object.assign(f, toolSpan);
+            this.findings.push(...found);
+          }
+        });
+        if (key === 'reference_solutions') {
+          if (!longest || calls > longest.calls) longest = { calls, index: i };
+          if (answerChecked && !answered) {
+            this.report('reference-missing-answer', this.spanAt([key, i]),
+              `the predicate checks the final answer, but reference solution ${i + 1} ends without one: end it with \`{ "answer": "..." }\``);
+          }
+        }
+      });
+    }
+    if (!Array.isArray(this.task.counterexamples) || this.task.counterexamples.length === 0) {
+      const path: JsonPath = Array.isArray(this.task.counterexamples) ? ['counterexamples'] : ['reference_solutions'];
+      this.report('missing-counterexample', this.spanAt(path, 'key'),
+        'no counterexample: add a sequence that must fail (a plausible wrong solution) to show the predicate is specific enough');
+    }
+    const maxSteps = this.task.max_steps;
+    if (longest && typeof maxSteps === 'number' && Number.isInteger(maxSteps) && longest.calls > maxSteps) {
+      this.report('max-steps-too-low', this.spanAt(['max_steps']),
+        `\`max_steps\` is ${maxSteps} but reference solution ${longest.index + 1} makes ${longest.calls} tool calls: raise \`max_steps\` to at least ${longest.calls}`,
+        [{ title: `Set max_steps to ${longest.calls}`, edits: [{ ...this.spanAt(['max_steps']), newText: String(longest.calls) }] }]);
+    }
+  }
+
+  private isNegated(leaf: LeafNode): boolean {
+    let negations = 0;
+    for (let i = 1; i <= leaf.path.length; i++) if (leaf.path[i - 1] === 'not') negations++;
+    return negations % 2 === 1;
+  }
+
+  private checkLeaves(): void {
+    const reportedMissing = new Set<string>();
+    for (const leaf of this.predicateLeaves) {
+      const keySpan = this.spanAt([...leaf.path, leaf.name], 'key');
+      const info = this.registry.get(leaf.namespace);
+      if (!info) {
+        this.unknownNamespace(this.namespacePart(keySpan, leaf.namespace), leaf.namespace, keySpan, `.${leaf.predicate}`);
+        continue;
+      }
+      const predicate = info.predicates.get(leaf.predicate);
+      if (!predicate) {
+        // A predicate written under the wrong namespace (`fs.fileExists`) or misspelled (`filesystem.fileExist`).
+        const allNames = [...this.registry.namespaces.values()].flatMap((n) => [...n.predicates.keys()].map((p) => `${n.namespace}.${p}`));
+        const suggestion = closest(leaf.predicate, info.predicates.keys()) ? `${leaf.namespace}.${closest(leaf.predicate, info.predicates.keys())}` : closest(leaf.name, allNames);
+        const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(keySpan, suggestion)] }] : [];
+        const hint = suggestion ? `did you mean \`${suggestion}\`?` : `its predicates: ${[...info.predicates.keys()].join(', ')}`;
+        this.report('unknown-predicate', keySpan, `\`${leaf.namespace}\` has no predicate \`${leaf.predicate}\`: ${hint}`, fixes);
+        continue;
+      }
+      if (isObject(leaf.args) && !predicate.validateArguments(leaf.args)) {
+        this.findings.push(...mapAjvErrors(this.document, predicate.validateArguments.errors ?? [], [...leaf.path, leaf.name], 'predicate-arguments', `arguments of \`${leaf.name}\``));
+      }
+      if (leaf.namespace !== ANSWER_NAMESPACE && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
+        reportedMissing.add(leaf.namespace);
+        this.report('predicate-namespace-not-in-task', keySpan,
+          `\`${leaf.name}\` checks \`${leaf.namespace}\`, which \`server\` does not list: its server would not run. Add \`${leaf.namespace}\` to \`server\``,
+          this.addToServerFix(leaf.namespace));
+      }
+    }
+  }
+
+  private addToServerFix(namespace: string): Fix[] {
+    const server = this.task.server;
+    if (typeof server === 'string') {
+      return [{ title: `Add \`${namespace}\` to server`, edits: [{ ...this.spanAt(['server']), newText: JSON.stringify([server, namespace]) }] }];
+    }
+    const edit = this.appendToArray(['server'], namespace);
+    return edit ? [{ title: `Add \`${namespace}\` to server`, edits: [edit] }] : [];
+  }
+
+  private checkCombinators(root: PredicateNode): void {
+    const insideReportedNegation = new Set<PredicateNode>();
+    for (const node of walk(root)) {
+      if (node.kind === 'not' && node.child.kind === 'not' && !insideReportedNegation.has(node)) {
+        insideReportedNegation.add(node.child); // `not not not p`: one finding for the chain
+        const inner = this.document.nodeAt(node.child.path.concat('not'));
+        const fixes = inner ? [{ title: 'Remove the double negation', edits: [{ ...this.spanAt(node.path), newText: this.document.text.slice(inner.offset, inner.offset + inner.length) }] }] : [];
+        this.report('double-negation', this.spanAt([...node.path, 'not'], 'key'), '`not` inside `not` cancels out: use the inner predicate itself', fixes);
+      }
+      if (node.kind === 'all') {
+        const asserted = new Map<string, LeafNode>();
+        for (const child of node.children) if (child.kind === 'leaf') asserted.set(canonicalLeaf(child), child);
+        for (const child of node.children) {
+          if (child.kind !== 'not' || child.child.kind !== 'leaf') continue;
+          const twin = asserted.get(canonicalLeaf(child.child));
+          if (twin) {
+            this.report('contradiction', this.spanAt(child.path),
+              `this \`all\` both asserts and negates \`${twin.name}\` with the same arguments: the predicate can never be true`);
+          }
+        }
+      }
+    }
+  }
+
+  private checkPassesInitially(root: PredicateNode): void {
+    const states = isObject(this.task.initial_state) ? this.task.initial_state : {};
+    const evaluateLeaf = stateLeafEvaluator(this.registry, states, undefined);
+    if (evaluate(root, evaluateLeaf).value !== true) return;
+    const trueLeaves = this.predicateLeaves
+      .filter((leaf) => evaluateLeaf(leaf).value === true)
+      .map((leaf) => `\`${leaf.name}\``);
+    const detail = trueLeaves.length ? ` (already true: ${[...new Set(trueLeaves)].join(', ')})` : '';
+    this.report('passes-initially', this.spanAt(['success_predicate'], 'key'),
+      `the predicate is already true on the initial state${detail}: an agent that does nothing passes. Change the initial state or the predicate`);
+  }
+
+  private checkGoalValues(): void {
+    const goal = this.task.goal;
+    const goalNode = this.document.nodeAt(['goal']);
+    if (typeof goal !== 'string' || !goalNode) return;
+    const checked = this.predicateLeaves.flatMap((leaf) => scalarStrings(leaf.args));
+    const raw = this.document.text.slice(goalNode.offset + 1, goalNode.offset + goalNode.length - 1);
+    for (const value of goalValues(goal)) {
+      if (isValueChecked(value, checked)) continue;
+      // Exact range inside the string when the raw JSON has no escapes before the value; else the whole goal.
+      const rawIndex = raw === goal ? value.index : raw.indexOf(value.text);
+      const span = rawIndex >= 0 ? { offset: goalNode.offset + 1 + rawIndex, length: value.text.length } : spanOf(goalNode);
+      const what = value.kind === 'file' ? 'file' : value.kind === 'id' ? 'id' : 'value';
+      this.report('goal-value-unchecked', span, `the goal names the ${what} \`${value.text}\` but no predicate checks it: an agent could ignore it and still pass`);
+    }
+  }
+
+  private checkUnusedNamespaces(): void {
+    const usedByPredicate = new Set(this.predicateLeaves.map((l) => l.namespace));
+    const usedByTools = new Set([...this.availableTools].map((t) => t.split('.')[0]));
+    const server = this.task.server;
+    this.taskNamespaces.forEach((namespace, i) => {
+      if (!this.isKnownNamespace(namespace) || namespace === ANSWER_NAMESPACE) return;
+      if (usedByPredicate.has(namespace) || usedByTools.has(namespace)) return;
+      const path: JsonPath = typeof server === 'string' ? ['server'] : ['server', i];
+      this.report('unused-namespace', this.spanAt(path), `\`${namespace}\` is in \`server\` but no predicate checks it and no available tool uses it`);
+    });
+  }
+}
+
+function canonicalLeaf(leaf: LeafNode): string {
+  return canonicalize({ [leaf.name]: leaf.args }) ?? leaf.name;
+}
+

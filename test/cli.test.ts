@@ -1,0 +1,96 @@
+/**
+ * The built `mcpbench` CLI (dist/cli.js) as a user runs it: exit codes, the `file:line:col severity code
+ * message` text form, JSON, SARIF 2.1.0, --max-warnings, and `hash`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..');
+const cli = join(root, 'dist', 'cli.js');
+const broken = join(__dirname, 'fixtures', 'broken');
+
+function run(args: string[], cwd = root) {
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function scratch(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpbench-cli-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+test('lint exits 0 on a clean task, 1 on findings, 2 on a missing path or a bad option', () => {
+  const dir = scratch({});
+  cpSync(join(broken, 'valid.json'), join(dir, 'valid.json'));
+  assert.equal(run(['lint', dir]).code, 0);
+  assert.match(run(['lint', dir]).stdout, /1 task file checked: no problems/);
+  assert.equal(run(['lint', join(broken, 'unknown-tool.json')]).code, 1);
+  const missing = run(['lint', join(dir, 'nope')]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /nope: no such file or folder/);
+  assert.equal(run(['lint', '--format', 'xml', dir]).code, 2);
+});
+
+test('text output is file:line:col severity code message', () => {
+  const { stdout } = run(['lint', 'test/fixtures/broken/unknown-tool.json']);
+  assert.match(stdout, /^test\/fixtures\/broken\/unknown-tool\.json:9:47 error unknown-tool `filesystem` has no tool `list_dir`: did you mean `filesystem\.list_directory`\?$/m);
+});
+
+test('json output carries 1-based positions, offsets and fixes', () => {
+  const { stdout, code } = run(['lint', '--format', 'json', 'test/fixtures/broken/max-steps-too-low.json']);
+  assert.equal(code, 1);
+  const report = JSON.parse(stdout);
+  const [d] = report.files[0].diagnostics;
+  assert.equal(d.code, 'max-steps-too-low');
+  assert.deepEqual([d.line, d.column, d.endLine, d.endColumn], [6, 16, 6, 17]);
+  assert.deepEqual(d.fixes[0].edits[0].newText, '2');
+  assert.equal(report.totals.errors, 1);
+});
+
+test('sarif output is a SARIF 2.1.0 log whose results point at rules and 1-based regions', () => {
+  const { stdout } = run(['lint', '--format', 'sarif', 'test/fixtures/broken']);
+  const log = JSON.parse(stdout);
+  assert.equal(log.version, '2.1.0');
+  const [sarifRun] = log.runs;
+  const ruleIds = sarifRun.tool.driver.rules.map((r: { id: string }) => r.id);
+  assert.ok(sarifRun.results.length > 40);
+  for (const result of sarifRun.results) {
+    assert.equal(ruleIds[result.ruleIndex], result.ruleId);
+    assert.ok(['error', 'warning', 'note'].includes(result.level));
+    const { artifactLocation, region } = result.locations[0].physicalLocation;
+    assert.match(artifactLocation.uri, /^test\/fixtures\/broken\/[\w-]+\.json$/);
+    assert.equal(artifactLocation.uriBaseId, 'SRCROOT');
+    assert.ok(region.startLine >= 1 && region.startColumn >= 1 && region.endLine >= region.startLine);
+  }
+  assert.equal(sarifRun.columnKind, 'utf16CodeUnits');
+});
+
+test('--max-warnings turns warnings into a failing exit code', () => {
+  const file = 'test/fixtures/broken/unused-namespace.json'; // one warning, no error
+  assert.equal(run(['lint', file]).code, 0);
+  assert.equal(run(['lint', '--max-warnings', '1', file]).code, 0);
+  const strict = run(['lint', '--max-warnings', '0', file]);
+  assert.equal(strict.code, 1);
+  assert.match(strict.stderr, /too many warnings: 1/);
+});
+
+test('hash prints the same SHA-256 for reordered, reformatted tasks and refuses broken JSON', () => {
+  const dir = scratch({
+    'a.json': '{"id":"t","goal":"x","max_steps":2}',
+    'b.json': '{\n  "max_steps": 2,\n  "goal": "x",\n  "id": "t"\n}\n',
+    'c.json': '{"id":"t","goal":"x","max_steps":3}',
+    'broken.json': '{"id": "t",\n  "goal": }',
+  });
+  const hashes = ['a', 'b', 'c'].map((n) => run(['hash', join(dir, `${n}.json`)]).stdout.split(' ')[0]);
+  assert.match(hashes[0]!, /^[0-9a-f]{64}$/);
+  assert.equal(hashes[0], hashes[1]);
+  assert.notEqual(hashes[0], hashes[2]);
+  const bad = run(['hash', join(dir, 'broken.json')]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /broken\.json:2:11 cannot hash: .*a value was expected/);
+});
