@@ -71,7 +71,7 @@ async function importPlugin(namespace: string): Promise<NamespacePlugin | undefi
     return (module.default ?? module) as NamespacePlugin;
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Could not resolve|Cannot find module/.test(String(error))) {
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Could not resolve|Cannot find module|Module not found in bundle/.test(String(error))) {
       return undefined;
     }
     throw error;

@@ -24,31 +24,56 @@ export interface SyntaxProblem extends Span {
 }
 
 export class JsonDocument {
-  readonly root: Node | undefined;
   readonly syntaxProblems: SyntaxProblem[];
+  private tree: Node | undefined | null = null; // null: not built yet
+  private parsedValue: unknown;
   private lineStarts: number[] | undefined;
 
   constructor(
     readonly uri: string,
     readonly text: string,
   ) {
-    const errors: ParseError[] = [];
+    // Most documents are valid JSON and most valid tasks have no finding to place: the native parser gives
+    // the value several times faster than building a position tree, which is then built only when a range
+    // is asked for. Invalid JSON goes straight to the error-tolerant parser for its errors and its partial tree.
+    try {
+      this.parsedValue = JSON.parse(text);
+      this.syntaxProblems = [];
+    } catch {
+      const errors: ParseError[] = [];
+      this.tree = this.parse(errors);
+      this.parsedValue = this.tree ? getNodeValue(this.tree) : undefined;
+      this.syntaxProblems = errors.map((e) => {
+        const message = describeParseError(e, text);
+        if (message.startsWith('trailing comma')) {
+          // jsonc-parser points at the bracket; the comma is what the author must delete.
+          const comma = text.slice(0, e.offset).search(/,\s*$/);
+          if (comma >= 0) return { offset: comma, length: 1, message };
+        }
+        return { offset: e.offset, length: e.length, message };
+      });
+    }
+  }
+
+  private parse(errors: ParseError[] = []): Node | undefined {
     // Task files are strict JSON: comments and trailing commas are reported, not silently accepted.
-    this.root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-    this.syntaxProblems = errors.map((e) => {
-      const message = describeParseError(e, text);
-      if (message.startsWith('trailing comma')) {
-        // jsonc-parser points at the bracket; the comma is what the author must delete.
-        const comma = text.slice(0, e.offset).search(/,\s*$/);
-        if (comma >= 0) return { offset: comma, length: 1, message };
-      }
-      return { offset: e.offset, length: e.length, message };
-    });
+    return parseTree(this.text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  }
+
+  /** The position tree (built on first use). */
+  get root(): Node | undefined {
+    if (this.tree === null) this.tree = this.parse();
+    return this.tree;
+  }
+
+  /** Whether the text parsed to some value (false for an empty or hopeless file). */
+  get hasValue(): boolean {
+    return this.syntaxProblems.length === 0 || this.root !== undefined;
   }
 
   /** The parsed value (best effort when there are syntax errors). */
   value(): unknown {
-    return this.root ? getNodeValue(this.root) : undefined;
+    return this.parsedValue;
   }
 
   nodeAt(path: JsonPath): Node | undefined {

@@ -22,7 +22,7 @@ export interface LintResult {
   document: JsonDocument;
   diagnostics: Diagnostic[];
   /** The task id, when the file has a string `id` (for set-wide rules). */
-  id?: { value: string; span: Span };
+  id?: string;
 }
 
 export function lintTask(uri: string, text: string, registry: Registry): LintResult {
@@ -32,13 +32,13 @@ export function lintTask(uri: string, text: string, registry: Registry): LintRes
   let id: LintResult['id'];
   // With syntax errors the tree is a guess (a truncated file misses half its keys): structural and semantic
   // findings on it would be noise, so the syntax errors come alone until they are fixed.
-  if (findings.length === 0 && document.root && isObject(value)) {
+  if (findings.length === 0 && isObject(value)) {
     findings.push(...checkTaskStructure(document, value));
     findings.push(...new SemanticChecker(document, value, registry).run());
-    const idNode = document.nodeAt(['id']);
-    if (typeof value.id === 'string' && idNode) id = { value: value.id, span: spanOf(idNode) };
-  } else if (findings.length === 0 && document.root) {
-    findings.push(finding('invalid-type', spanOf(document.root), 'a task file must hold one JSON object'));
+    if (typeof value.id === 'string') id = value.id;
+  } else if (findings.length === 0 && document.hasValue) {
+    const top = document.root;
+    findings.push(finding('invalid-type', top ? spanOf(top) : { offset: 0, length: document.text.length }, 'a task file must hold one JSON object'));
   } else if (findings.length === 0) {
     findings.push(finding('json-syntax', { offset: 0, length: 0 }, 'empty file: a task file must hold one JSON object'));
   }
@@ -51,13 +51,14 @@ export function lintTaskSet(files: { uri: string; text: string }[], registry: Re
   const results = files.map((f) => lintTask(f.uri, f.text, registry));
   const byId = new Map<string, LintResult[]>();
   for (const result of results) {
-    if (result.id) byId.set(result.id.value, [...(byId.get(result.id.value) ?? []), result]);
+    if (result.id) byId.set(result.id, [...(byId.get(result.id) ?? []), result]);
   }
   for (const [taskId, owners] of byId) {
     if (owners.length < 2) continue;
     for (const owner of owners) {
       const others = owners.filter((o) => o !== owner).map((o) => o.document.uri);
-      const f = finding('duplicate-id', owner.id!.span, `task id \`${taskId}\` is also used by ${others.join(', ')}: ids must be unique across the set`);
+      const idNode = owner.document.nodeAt(['id']);
+      const f = finding('duplicate-id', idNode ? spanOf(idNode) : { offset: 0, length: 1 }, `task id \`${taskId}\` is also used by ${others.join(', ')}: ids must be unique across the set`);
       owner.diagnostics.push(toDiagnostic(owner.document, f));
       owner.diagnostics.sort(compareDiagnostics);
     }
@@ -186,9 +187,8 @@ class SemanticChecker {
     const seen = new Set<string>();
     for (const [namespace, path] of entries) {
       if (typeof namespace !== 'string' || !NAMESPACE_PATTERN.test(namespace)) continue; // the schema reported it
-      const span = this.spanAt(path);
-      if (!this.isKnownNamespace(namespace)) this.unknownNamespace(span, namespace, span);
-      else if (seen.has(namespace)) this.report('invalid-value', span, `\`${namespace}\` is listed twice in \`server\``);
+      if (!this.isKnownNamespace(namespace)) this.unknownNamespace(this.spanAt(path), namespace, this.spanAt(path));
+      else if (seen.has(namespace)) this.report('invalid-value', this.spanAt(path), `\`${namespace}\` is listed twice in \`server\``);
       seen.add(namespace);
     }
   }
@@ -198,14 +198,14 @@ class SemanticChecker {
     if (!isObject(states)) return;
     for (const [namespace, state] of Object.entries(states)) {
       if (!NAMESPACE_PATTERN.test(namespace)) continue; // the schema reported it
-      const keySpan = this.spanAt(['initial_state', namespace], 'key');
+      const keySpan = () => this.spanAt(['initial_state', namespace], 'key');
       const info = this.registry.get(namespace);
       if (!info) {
-        this.unknownNamespace(keySpan, namespace, keySpan);
+        this.unknownNamespace(keySpan(), namespace, keySpan());
         continue;
       }
       if (this.serverIsKnown && !this.taskNamespaces.includes(namespace)) {
-        this.report('initial-state-namespace-not-in-task', keySpan,
+        this.report('initial-state-namespace-not-in-task', keySpan(),
           `initial state for \`${namespace}\`, which \`server\` does not list: add it to \`server\` or remove this state`);
       }
       if (isObject(state) && !info.validateState(state)) {
@@ -220,12 +220,13 @@ class SemanticChecker {
     const seen = new Set<string>();
     tools.forEach((tool, i) => {
       if (typeof tool !== 'string' || !QUALIFIED_NAME_PATTERN.test(tool)) return;
-      const span = this.spanAt(['available_tools', i]);
+      const span = () => this.spanAt(['available_tools', i]);
       if (seen.has(tool)) {
         const previous = this.document.nodeAt(['available_tools', i - 1])!;
         const start = previous.offset + previous.length;
-        this.report('duplicate-tool', span, `\`${tool}\` is listed twice in \`available_tools\``, [
-          { title: `Remove the duplicate \`${tool}\``, edits: [{ offset: start, length: span.offset + span.length - start, newText: '' }] },
+        const here = span();
+        this.report('duplicate-tool', here, `\`${tool}\` is listed twice in \`available_tools\``, [
+          { title: `Remove the duplicate \`${tool}\``, edits: [{ offset: start, length: here.offset + here.length - start, newText: '' }] },
         ]);
       }
       seen.add(tool);
@@ -234,16 +235,18 @@ class SemanticChecker {
   }
 
   /** Reports an unknown namespace or tool in a qualified tool name; true when the tool exists. */
-  private checkToolName(tool: string, span: Span): boolean {
+  private checkToolName(tool: string, lazySpan: () => Span): boolean {
     const dot = tool.indexOf('.');
     const namespace = tool.slice(0, dot);
     const name = tool.slice(dot + 1);
     const info = this.registry.get(namespace);
     if (!info) {
+      const span = lazySpan();
       this.unknownNamespace(this.namespacePart(span, namespace), namespace, span, `.${name}`);
       return false;
     }
     if (!info.tools.has(name)) {
+      const span = lazySpan();
       const suggestion = closest(name, info.tools.keys());
       const fixes = suggestion ? [{ title: `Change to \`${namespace}.${suggestion}\``, edits: [this.replaceWith(span, `${namespace}.${suggestion}`)] }] : [];
       const hint = suggestion ? `did you mean \`${namespace}.${suggestion}\`?` : `its tools: ${[...info.tools.keys()].join(', ')}`;
@@ -276,17 +279,17 @@ class SemanticChecker {
           calls++;
           const tool = step.tool;
           if (typeof tool !== 'string' || !QUALIFIED_NAME_PATTERN.test(tool)) return;
-          const toolSpan = this.spanAt([key, i, j, 'tool']);
+          const toolSpan = () => this.spanAt([key, i, j, 'tool']);
           if (!this.checkToolName(tool, toolSpan)) return;
           if (!this.availableTools.has(tool)) {
             const edit = this.appendToArray(['available_tools'], tool);
             const fixes = edit ? [{ title: `Add \`${tool}\` to available_tools`, edits: [edit] }] : [];
             if (key === 'reference_solutions') {
-              this.report('tool-not-available', toolSpan,
+              this.report('tool-not-available', toolSpan(),
                 `${label} ${i + 1} calls \`${tool}\`, which is not in \`available_tools\`: the gateway would refuse the call. Add it to \`available_tools\``, fixes);
             } else {
               // A counterexample must fail because the predicate rejects its end state, not because the gateway refused a call.
-              this.report('tool-not-available', toolSpan,
+              this.report('tool-not-available', toolSpan(),
                 `${label} ${i + 1} calls \`${tool}\`, which is not in \`available_tools\`: it fails because the gateway refuses the call, which says nothing about the predicate. Add the tool or change the counterexample`, fixes);
               this.findings.at(-1)!.severity = 'warning';
             }
@@ -296,7 +299,7 @@ class SemanticChecker {
           if (isObject(args) && !info.validateInput(args)) {
             const base: JsonPath = 'arguments' in step ? [key, i, j, 'arguments'] : [key, i, j];
             const found = mapAjvErrors(this.document, info.validateInput.errors ?? [], base, 'tool-arguments', `arguments of \`${tool}\``);
-            if (!('arguments' in step)) for (const f of found) Object.assign(f, toolSpan);
+            if (!('arguments' in step)) for (const f of found) Object.assign(f, toolSpan());
             this.findings.push(...found);
           }
         });
@@ -331,10 +334,10 @@ class SemanticChecker {
   private checkLeaves(): void {
     const reportedMissing = new Set<string>();
     for (const leaf of this.predicateLeaves) {
-      const keySpan = this.spanAt([...leaf.path, leaf.name], 'key');
+      const keySpan = () => this.spanAt([...leaf.path, leaf.name], 'key');
       const info = this.registry.get(leaf.namespace);
       if (!info) {
-        this.unknownNamespace(this.namespacePart(keySpan, leaf.namespace), leaf.namespace, keySpan, `.${leaf.predicate}`);
+        this.unknownNamespace(this.namespacePart(keySpan(), leaf.namespace), leaf.namespace, keySpan(), `.${leaf.predicate}`);
         continue;
       }
       const predicate = info.predicates.get(leaf.predicate);
@@ -342,9 +345,9 @@ class SemanticChecker {
         // A predicate written under the wrong namespace (`fs.fileExists`) or misspelled (`filesystem.fileExist`).
         const allNames = [...this.registry.namespaces.values()].flatMap((n) => [...n.predicates.keys()].map((p) => `${n.namespace}.${p}`));
         const suggestion = closest(leaf.predicate, info.predicates.keys()) ? `${leaf.namespace}.${closest(leaf.predicate, info.predicates.keys())}` : closest(leaf.name, allNames);
-        const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(keySpan, suggestion)] }] : [];
+        const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(keySpan(), suggestion)] }] : [];
         const hint = suggestion ? `did you mean \`${suggestion}\`?` : `its predicates: ${[...info.predicates.keys()].join(', ')}`;
-        this.report('unknown-predicate', keySpan, `\`${leaf.namespace}\` has no predicate \`${leaf.predicate}\`: ${hint}`, fixes);
+        this.report('unknown-predicate', keySpan(), `\`${leaf.namespace}\` has no predicate \`${leaf.predicate}\`: ${hint}`, fixes);
         continue;
       }
       if (isObject(leaf.args) && !predicate.validateArguments(leaf.args)) {
@@ -352,7 +355,7 @@ class SemanticChecker {
       }
       if (leaf.namespace !== ANSWER_NAMESPACE && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
         reportedMissing.add(leaf.namespace);
-        this.report('predicate-namespace-not-in-task', keySpan,
+        this.report('predicate-namespace-not-in-task', keySpan(),
           `\`${leaf.name}\` checks \`${leaf.namespace}\`, which \`server\` does not list: its server would not run. Add \`${leaf.namespace}\` to \`server\``,
           this.addToServerFix(leaf.namespace));
       }
@@ -406,12 +409,13 @@ class SemanticChecker {
 
   private checkGoalValues(): void {
     const goal = this.task.goal;
-    const goalNode = this.document.nodeAt(['goal']);
-    if (typeof goal !== 'string' || !goalNode) return;
+    if (typeof goal !== 'string') return;
     const checked = this.predicateLeaves.flatMap((leaf) => scalarStrings(leaf.args));
+    const unchecked = goalValues(goal).filter((value) => !isValueChecked(value, checked));
+    const goalNode = unchecked.length ? this.document.nodeAt(['goal']) : undefined;
+    if (!goalNode) return;
     const raw = this.document.text.slice(goalNode.offset + 1, goalNode.offset + goalNode.length - 1);
-    for (const value of goalValues(goal)) {
-      if (isValueChecked(value, checked)) continue;
+    for (const value of unchecked) {
       // Exact range inside the string when the raw JSON has no escapes before the value; else the whole goal.
       const rawIndex = raw === goal ? value.index : raw.indexOf(value.text);
       const span = rawIndex >= 0 ? { offset: goalNode.offset + 1 + rawIndex, length: value.text.length } : spanOf(goalNode);
