@@ -25,6 +25,25 @@ export interface Verdict {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type PredicateFunction<State> = (args: any, context: PredicateContext<State>) => Verdict;
 
+/**
+ * A tool of a simulated server (kind `simulation` in its namespace file) as a pure function of the state:
+ * the arguments (already validated against the tool's input schema) and the current state in, the new state
+ * and the result the agent sees out. The shared harness (simulation.ts) serves the declared tools over MCP,
+ * persists the state in the sandbox, and turns a thrown ToolError into an `isError` result.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ToolHandler<State> = (args: any, state: State) => ToolOutcome<State>;
+
+export interface ToolOutcome<State> {
+  /** The state after the call; omit when the call changed nothing (reads). */
+  state?: State;
+  /** JSON-serialisable result: sent as text (pretty JSON) and as structuredContent when it is an object. */
+  result: unknown;
+}
+
+/** A refusal by the domain's rules (a taken slot, an expired coupon): the agent sees the message as an error. */
+export class ToolError extends Error {}
+
 export interface NamespacePlugin<State = unknown> {
   namespace: string;
   /**
@@ -34,6 +53,8 @@ export interface NamespacePlugin<State = unknown> {
   normalizeState(state: unknown): State;
   /** One function per predicate declared in the namespace file, by bare name (`fileExists`). */
   predicates: Record<string, PredicateFunction<State>>;
+  /** For simulations: one handler per tool declared in the namespace file, by bare name (`book_meeting`). */
+  tools?: Record<string, ToolHandler<State>>;
 }
 
 export function defineNamespace<State>(plugin: NamespacePlugin<State>): NamespacePlugin<State> {

@@ -1,0 +1,34 @@
+/** Engine findings ↔ LSP shapes. */
+import { CodeAction, CodeActionKind, DiagnosticSeverity, type Diagnostic as LspDiagnostic, type TextEdit } from 'vscode-languageserver';
+import type { Diagnostic, Fix } from '../tasks/diagnostics.ts';
+import type { JsonDocument } from '../tasks/document.ts';
+
+const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information } as const;
+
+export const SOURCE = 'mcpbench';
+
+/** The fixes ride along in `data`, so a code action request needs no second lint. */
+export function toLspDiagnostic(d: Diagnostic): LspDiagnostic {
+  return {
+    range: { start: d.start, end: d.end },
+    severity: SEVERITY[d.severity],
+    code: d.code,
+    source: SOURCE,
+    message: d.message,
+    data: d.fixes ? { fixes: d.fixes } : undefined,
+  };
+}
+
+export function toCodeActions(uri: string, document: JsonDocument, diagnostic: LspDiagnostic): CodeAction[] {
+  const fixes = (diagnostic.data as { fixes?: Fix[] } | undefined)?.fixes ?? [];
+  return fixes.map((fix, i) => {
+    const edits: TextEdit[] = fix.edits.map((e) => ({
+      range: { start: document.positionAt(e.offset), end: document.positionAt(e.offset + e.length) },
+      newText: e.newText,
+    }));
+    const action = CodeAction.create(fix.title, { changes: { [uri]: edits } }, CodeActionKind.QuickFix);
+    action.diagnostics = [diagnostic];
+    action.isPreferred = i === 0;
+    return action;
+  });
+}
