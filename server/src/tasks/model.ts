@@ -290,6 +290,14 @@ export const ToolDeclaration = z
         description: 'MCP tool annotations. `readOnlyHint` marks reads (the StaleData fault replays earlier reads).',
         examples: [{ readOnlyHint: true }],
       }),
+    execution: z
+      .strictObject({ taskSupport: z.enum(['forbidden', 'optional', 'required']).optional() })
+      .optional()
+      .meta({
+        title: 'Execution',
+        description: 'MCP task support, as the server lists it (`taskSupport`).',
+        examples: [{ taskSupport: 'forbidden' }],
+      }),
   })
   .meta({ id: 'ToolDeclaration', title: 'Tool', description: 'One tool of the namespace, as its MCP server lists it.' });
 

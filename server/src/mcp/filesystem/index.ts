@@ -1,0 +1,11 @@
+import { defineNamespace } from '../namespace.ts';
+import { predicates } from './predicates.ts';
+import { normalizeState, type FilesystemState } from './state.ts';
+
+export type { FilesystemState } from './state.ts';
+
+export default defineNamespace<FilesystemState>({
+  namespace: 'filesystem',
+  normalizeState,
+  predicates,
+});

@@ -1,0 +1,7 @@
+import { defineNamespace } from '../namespace.ts';
+import { predicates } from './predicates.ts';
+import { normalizeState, type GitState } from './state.ts';
+
+export type { GitState } from './state.ts';
+
+export default defineNamespace<GitState>({ namespace: 'git', normalizeState, predicates });

@@ -1,0 +1,7 @@
+import { defineNamespace } from '../namespace.ts';
+import { predicates } from './predicates.ts';
+import { normalizeState, type PostgresState } from './state.ts';
+
+export type { PostgresState } from './state.ts';
+
+export default defineNamespace<PostgresState>({ namespace: 'postgres', normalizeState, predicates });
