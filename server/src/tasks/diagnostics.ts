@@ -61,7 +61,7 @@ export const RULES = {
   'reference-missing-answer': { severity: 'warning', summary: 'The predicate checks the final answer but a reference solution gives none.' },
   'missing-counterexample': { severity: 'warning', summary: 'No counterexample shows the predicate is specific enough.' },
   'passes-initially': { severity: 'error', summary: 'The predicate is already true on the initial state: an agent that does nothing passes.' },
-  'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks.' },
+  'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks (quoted values already in the initial state are references and exempt).' },
   'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },
 } as const satisfies Record<string, RuleInfo>;
 

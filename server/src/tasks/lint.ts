@@ -411,7 +411,12 @@ class SemanticChecker {
     const goal = this.task.goal;
     if (typeof goal !== 'string') return;
     const checked = this.predicateLeaves.flatMap((leaf) => scalarStrings(leaf.args));
-    const unchecked = goalValues(goal).filter((value) => !isValueChecked(value, checked));
+    // A quoted phrase already in the initial state names something that exists (a PR's title, a label, the
+    // wrong date to replace): it identifies, it is not asked for. Files and ids are checked regardless.
+    const existing = scalarStrings(this.task.initial_state);
+    const unchecked = goalValues(goal).filter(
+      (value) => !isValueChecked(value, checked) && !(value.kind === 'quoted' && isValueChecked(value, existing)),
+    );
     const goalNode = unchecked.length ? this.document.nodeAt(['goal']) : undefined;
     if (!goalNode) return;
     const raw = this.document.text.slice(goalNode.offset + 1, goalNode.offset + goalNode.length - 1);
