@@ -5,17 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { installedVersion, listOfficialTools, OFFICIAL_SERVERS, projectTool, UNDECLARED_TOOL_FIELDS } from '../../scripts/sync-official-tools.ts';
 import { ToolDeclaration } from '../../server/src/tasks/model.ts';
 import { packageRoot, schemasDir } from '../../server/src/paths.ts';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
-import { MEMORY_FILE, type OfficialServer } from '../../server/src/mcp/memory/official.ts';
-import { normalizeState as memoryNormalize } from '../../server/src/mcp/memory/index.ts';
+import type { OfficialServer } from '../../server/src/mcp/memory/official.ts';
+import { evaluate, stateLeafEvaluator } from '../../server/src/predicates/evaluate.ts';
+import { parsePredicate } from '../../server/src/predicates/tree.ts';
 
 const declared = new Set(Object.keys(ToolDeclaration.shape));
 
@@ -60,74 +61,18 @@ interface TaskFile {
   counterexamples?: Step[][];
 }
 
-/** Seeds `dir` from the namespace state, before the server starts. */
-function seed(namespace: string, dir: string, state: unknown): void {
-  if (namespace === 'filesystem') {
-    for (const [path, content] of Object.entries((state as { files?: Record<string, string | null> })?.files ?? {})) {
-      const target = join(dir, path);
-      if (path.endsWith('/') || content === null) mkdirSync(target, { recursive: true });
-      else {
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, content);
-      }
-    }
-  } else {
-    const graph = memoryNormalize(state);
-    const lines = [
-      ...graph.entities.map((e) => JSON.stringify({ type: 'entity', ...e })),
-      ...graph.relations.map((r) => JSON.stringify({ type: 'relation', ...r })),
-    ];
-    writeFileSync(join(dir, MEMORY_FILE), lines.join('\n'));
-  }
-}
-
-/** Reads the namespace state back out of `dir`, after the server stopped. */
-function snapshot(namespace: string, dir: string): unknown {
-  if (namespace === 'filesystem') {
-    const files: Record<string, string | null> = {};
-    const walk = (rel: string): void => {
-      const entries = readdirSync(join(dir, rel), { withFileTypes: true });
-      if (entries.length === 0 && rel !== '') files[`${rel}/`] = null;
-      for (const entry of entries) {
-        const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) walk(path);
-        else files[path] = readFileSync(join(dir, path), 'utf8');
-      }
-    };
-    walk('');
-    return { files };
-  }
-  const file = join(dir, MEMORY_FILE);
-  const entities: unknown[] = [];
-  const relations: unknown[] = [];
-  if (existsSync(file)) {
-    for (const line of readFileSync(file, 'utf8').split('\n').filter((l) => l.trim())) {
-      const { type, ...item } = JSON.parse(line);
-      (type === 'entity' ? entities : relations).push(item);
-    }
-  }
-  return { entities, relations };
-}
-
-function evaluatePredicate(predicate: Record<string, unknown>, namespace: string, state: unknown, registry: Registry): boolean {
-  if ('all' in predicate) return (predicate.all as Record<string, unknown>[]).every((p) => evaluatePredicate(p, namespace, state, registry));
-  if ('any' in predicate) return (predicate.any as Record<string, unknown>[]).some((p) => evaluatePredicate(p, namespace, state, registry));
-  if ('not' in predicate) return !evaluatePredicate(predicate.not as Record<string, unknown>, namespace, state, registry);
-  const [qualified, args] = Object.entries(predicate)[0]!;
-  const info = registry.predicate(qualified);
-  assert.ok(info, `unknown predicate ${qualified}`);
-  assert.ok(info.validateArguments(args), `${qualified}: ${JSON.stringify(info.validateArguments.errors)}`);
-  const ns = registry.get(namespace)!;
-  assert.ok(ns.validateState(state), `${namespace} state: ${JSON.stringify(ns.validateState.errors)}`);
-  return ns.plugin!.predicates[qualified.slice(namespace.length + 1)]!(args, { state: ns.plugin!.normalizeState(state), answer: undefined }).value;
+/** The task's predicate on a namespace state, with the engine's own evaluation. */
+function evaluatePredicate(predicate: Record<string, unknown>, namespace: string, state: unknown, registry: Registry): boolean | undefined {
+  return evaluate(parsePredicate(predicate, ['success_predicate']), stateLeafEvaluator(registry, { [namespace]: state }, undefined)).value;
 }
 
 /** `strict`: every call must succeed (a reference solution that passes through an error proves little). */
 async function replay(server: OfficialServer, task: TaskFile, steps: Step[], registry: Registry, strict: boolean): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), `mcpbench-${task.id}-`));
   try {
-    seed(server.namespace, dir, task.initial_state[server.namespace]);
-    const { command, args, env } = server.launch(packageRoot(), dir);
+    const namespace = registry.get(server.namespace)!.plugin!;
+    await namespace.runtime!.seed(namespace.normalizeState(task.initial_state[server.namespace]), dir);
+    const { command, args, env } = namespace.runtime!.launch!(dir);
     const client = new Client({ name: 'mcpbench-replay', version: '0.1.0' });
     await client.connect(new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' }));
     try {
@@ -142,7 +87,7 @@ async function replay(server: OfficialServer, task: TaskFile, steps: Step[], reg
     } finally {
       await client.close();
     }
-    return snapshot(server.namespace, dir);
+    return await namespace.runtime!.snapshot(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

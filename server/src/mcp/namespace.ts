@@ -44,6 +44,22 @@ export interface ToolOutcome<State> {
 /** A refusal by the domain's rules (a taken slot, an expired coupon): the agent sees the message as an error. */
 export class ToolError extends Error {}
 
+/**
+ * The server side of a namespace that is not a pure simulation (`builtin`: git, Postgres; `npm`: the
+ * official servers). Seeding and snapshotting work on the sandbox directory directly, never through the
+ * agent's tools, and always while no server runs on it.
+ */
+export interface NamespaceRuntime<State> {
+  /** Builds the initial state (already schema-valid and normalised) into an empty sandbox directory. */
+  seed(state: State, sandbox: string): Promise<void>;
+  /** Reads the end state out of the sandbox; the result has the shape of the state schema. */
+  snapshot(sandbox: string): Promise<State>;
+  /** `builtin` namespaces: the MCP server over the sandbox, served by `mcpbench serve <ns> --dir`. */
+  createServer?(sandbox: string, version: string): Promise<import('@modelcontextprotocol/sdk/server/index.js').Server>;
+  /** `npm` namespaces: the command that starts the official server on the sandbox (stdio). */
+  launch?(sandbox: string): { command: string; args: string[]; env?: Record<string, string> };
+}
+
 export interface NamespacePlugin<State = unknown> {
   namespace: string;
   /**
@@ -55,6 +71,8 @@ export interface NamespacePlugin<State = unknown> {
   predicates: Record<string, PredicateFunction<State>>;
   /** For simulations: one handler per tool declared in the namespace file, by bare name (`book_meeting`). */
   tools?: Record<string, ToolHandler<State>>;
+  /** For `builtin` and `npm` namespaces: seed, snapshot and the server. */
+  runtime?: NamespaceRuntime<State>;
 }
 
 export function defineNamespace<State>(plugin: NamespacePlugin<State>): NamespacePlugin<State> {

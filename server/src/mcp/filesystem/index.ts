@@ -1,5 +1,6 @@
 import { defineNamespace } from '../namespace.ts';
 import { predicates } from './predicates.ts';
+import { filesystemRuntime } from './runtime.ts';
 import { normalizeState, type FilesystemState } from './state.ts';
 
 export type { FilesystemState } from './state.ts';
@@ -8,4 +9,5 @@ export default defineNamespace<FilesystemState>({
   namespace: 'filesystem',
   normalizeState,
   predicates,
+  runtime: filesystemRuntime,
 });

@@ -2,6 +2,7 @@
  * The memory namespace: the official server's knowledge graph. The state is the server's own JSONL data
  * model (entities and relations), so seeding writes one line per record and the snapshot reads them back.
  */
+import { memoryRuntime } from './runtime.ts';
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
 
 export interface Entity {
@@ -108,4 +109,4 @@ export const predicates: Record<string, P> = {
   },
 };
 
-export default defineNamespace<MemoryState>({ namespace: 'memory', normalizeState, predicates });
+export default defineNamespace<MemoryState>({ namespace: 'memory', normalizeState, predicates, runtime: memoryRuntime });
