@@ -3,6 +3,7 @@
  * shape (date → time → topic) under `meetings`, so a slot can hold one meeting by construction.
  */
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
+import { tools } from './tools.ts';
 
 export interface CalendarState {
   /** date (YYYY-MM-DD) → time (HH:MM) → topic */
@@ -95,4 +96,5 @@ export default defineNamespace<CalendarState>({
   namespace: 'calendar',
   normalizeState,
   predicates: { meetingBooked, slotFree, meetingScheduled, meetingCount },
+  tools,
 });

@@ -4,6 +4,7 @@
  * sit in one leaf to apply to the same order.
  */
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
+import { tools } from './tools.ts';
 
 export type OrderStatus = 'placed' | 'processing' | 'shipped' | 'delivered' | 'cancelled' | 'partially_returned' | 'returned';
 export type RefundMethod = 'original_payment' | 'store_credit';
@@ -222,4 +223,5 @@ export default defineNamespace<ShopState>({
   namespace: 'shop',
   normalizeState,
   predicates: { orderExists, orderTotal, orderStatus, orderCount, returnProcessed, stockLevel, couponApplied },
+  tools,
 });

@@ -4,6 +4,7 @@
  * every ticket field as a filter: conditions on one new ticket must sit in one leaf to apply to the same ticket.
  */
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
+import { tools } from './tools.ts';
 
 export type TicketStatus = 'open' | 'in_progress' | 'pending' | 'escalated' | 'closed';
 export type Priority = 'low' | 'medium' | 'high' | 'urgent';
@@ -142,4 +143,5 @@ export default defineNamespace<SupportState>({
   namespace: 'support',
   normalizeState,
   predicates: { ticketExists, ticketStatus, ticketPriority, ticketEscalated, ticketHasNote, ticketClosed, ticketCount },
+  tools,
 });

@@ -3,6 +3,7 @@
  * paper's verifier (`reservations["AA-500"].status == "confirmed"`), so a flight carries one reservation.
  */
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
+import { tools } from './tools.ts';
 
 export interface Flight {
   id: string;
@@ -127,4 +128,5 @@ export default defineNamespace<TravelState>({
   namespace: 'travel',
   normalizeState,
   predicates: { reservationConfirmed, reservationHeld, reservationStatus, reservationExists, reservationCount, seatsLeft },
+  tools,
 });

@@ -1,0 +1,109 @@
+/**
+ * Simulated namespaces served by the built CLI (`mcpbench serve <ns> --state --dir`) to a real MCP client:
+ * tools/list equals the namespace file, and every task's reference solutions, replayed over MCP, leave a
+ * snapshot on which the predicate holds, while its counterexamples do not.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { loadRegistry, type Registry } from '../server/src/mcp/registry.ts';
+import { snapshotSimulation } from '../server/src/mcp/simulation.ts';
+import { evaluate, stateLeafEvaluator } from '../server/src/predicates/evaluate.ts';
+import { parsePredicate } from '../server/src/predicates/tree.ts';
+import { collectTaskFiles } from '../server/src/tasks/files.ts';
+import type { SolutionStep, Task } from '../server/src/tasks/model.ts';
+
+const cli = join(__dirname, '..', 'dist', 'cli.js');
+const SIMULATED = ['calendar', 'shop', 'support', 'travel'];
+
+async function serve(namespace: string, initialState: unknown) {
+  const sandbox = mkdtempSync(join(tmpdir(), `mcpbench-${namespace}-`));
+  const stateFile = join(sandbox, '..', `${namespace}-${Date.now()}-${Math.random()}.initial.json`);
+  writeFileSync(stateFile, JSON.stringify(initialState ?? {}));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', namespace, '--state', stateFile, '--dir', sandbox], stderr: 'pipe' });
+  const client = new Client({ name: 'mcpbench-test', version: '0' });
+  await client.connect(transport);
+  return {
+    client,
+    sandbox,
+    close: async () => {
+      await client.close();
+      rmSync(stateFile, { force: true });
+    },
+  };
+}
+
+/** Replays a solution over MCP; refused calls are recorded and the sequence goes on, as an agent's would. */
+async function replay(client: Client, steps: SolutionStep[]) {
+  let answer: string | undefined;
+  let errors = 0;
+  for (const step of steps) {
+    if ('answer' in step) {
+      answer = step.answer;
+      continue;
+    }
+    const name = step.tool.slice(step.tool.indexOf('.') + 1);
+    const result = await client.callTool({ name, arguments: step.arguments ?? {} });
+    if (result.isError) errors++;
+  }
+  return { answer, errors };
+}
+
+function verdict(registry: Registry, task: Task, namespace: string, state: unknown, answer: string | undefined) {
+  return evaluate(parsePredicate(task.success_predicate, ['success_predicate']), stateLeafEvaluator(registry, { [namespace]: state }, answer)).value;
+}
+
+test('tools/list of every simulated namespace equals its namespace file', async () => {
+  const registry = await loadRegistry();
+  for (const namespace of SIMULATED) {
+    const info = registry.get(namespace)!;
+    assert.ok(info.plugin?.tools, `${namespace} has tool handlers`);
+    assert.deepEqual(Object.keys(info.plugin.tools).sort(), [...info.tools.keys()].sort(), `${namespace}: a handler per declared tool`);
+    const server = await serve(namespace, {});
+    try {
+      const { tools } = await server.client.listTools();
+      assert.deepEqual(tools, JSON.parse(readFileSync(info.file, 'utf8')).tools);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test('reference solutions pass and counterexamples fail when replayed over MCP', async () => {
+  const registry = await loadRegistry();
+  for (const namespace of SIMULATED) {
+    const tasks = collectTaskFiles([join(__dirname, '..', 'tasks', namespace)]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
+    assert.ok(tasks.length > 0, `tasks for ${namespace}`);
+    for (const task of tasks) {
+      const runs = [
+        ...task.reference_solutions.map((steps) => ({ steps, expected: true })),
+        ...(task.counterexamples ?? []).map((steps) => ({ steps, expected: false })),
+      ];
+      for (const [i, run] of runs.entries()) {
+        const server = await serve(namespace, task.initial_state[namespace]);
+        try {
+          const { answer, errors } = await replay(server.client, run.steps);
+          if (run.expected) assert.equal(errors, 0, `${task.id}: reference solution ${i + 1} had refused calls`);
+          const state = snapshotSimulation(registry.get(namespace)!, server.sandbox);
+          assert.equal(verdict(registry, task, namespace, state, answer), run.expected, `${task.id}: run ${i + 1}`);
+        } finally {
+          await server.close();
+        }
+      }
+    }
+  }
+});
+
+test('serve refuses an initial state that fails the schema, naming the bad value', async () => {
+  const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-bad-'));
+  const stateFile = join(sandbox, 'initial.json');
+  writeFileSync(stateFile, JSON.stringify({ flights: [{ id: 'X', origin: 'LON', dest: 'PAR', date: '2026-01-05', price: 'cheap', seats_left: 1 }] }));
+  const { spawnSync } = await import('node:child_process');
+  const result = spawnSync(process.execPath, [cli, 'serve', 'travel', '--state', stateFile, '--dir', join(sandbox, 'box')], { encoding: 'utf8', input: '' });
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /initial_state\.travel\.flights\.0\.price must be number/);
+});
