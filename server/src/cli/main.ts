@@ -6,6 +6,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { doctor } from './doctor.ts';
+import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
 import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
 import { loadRegistry } from '../mcp/registry.ts';
 import { collectTaskFiles, PathError, readText } from '../tasks/files.ts';
@@ -135,6 +137,16 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       // The transport keeps the process alive until stdin closes.
       await new Promise<void>((resolve) => process.stdin.on('close', resolve));
       setExitCode(EXIT_OK);
+    });
+
+  program
+    .command('doctor')
+    .description('Check which sandbox backends work and start every namespace server once.')
+    .addOption(new Option('--sandbox <backend>', 'sandbox backend to check the servers with').choices([...SANDBOX_BACKENDS]))
+    .action(async (options: { sandbox?: SandboxBackend }) => {
+      const registry = await loadRegistry();
+      const healthy = await doctor(registry, (line) => io.stdout(`${line}\n`), options.sandbox);
+      setExitCode(healthy ? EXIT_OK : EXIT_FINDINGS);
     });
 
   return program;

@@ -1,0 +1,122 @@
+/**
+ * Starting a namespace's MCP server in its sandbox and talking to it as a client. Every start and every call
+ * has a timeout; a server that crashes or hangs is reported with the tail of its stderr and is killed, so
+ * the caller never hangs.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { NamespaceInfo } from '../mcp/registry.ts';
+import { packageRoot } from '../paths.ts';
+import { defaultBackend, sandboxed, type LaunchSpec, type SandboxBackend } from './sandbox.ts';
+
+export interface LaunchOptions {
+  backend?: SandboxBackend;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+export class ServerError extends Error {
+  constructor(
+    message: string,
+    readonly namespace: string,
+    readonly stderrTail: string,
+  ) {
+    super(stderrTail ? `${message}\n--- last lines of its stderr ---\n${stderrTail}` : message);
+  }
+}
+
+const STDERR_TAIL_BYTES = 4000;
+
+/** The unsandboxed command that serves a namespace on `sandbox` over stdio. */
+export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec {
+  const plugin = info.plugin;
+  if (plugin?.tools || plugin?.runtime?.createServer) {
+    return { command: process.execPath, args: [join(packageRoot(), 'dist', 'cli.js'), 'serve', info.namespace, '--dir', sandbox] };
+  }
+  if (plugin?.runtime?.launch) return plugin.runtime.launch(sandbox);
+  throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '');
+}
+
+export interface RunningServer {
+  namespace: string;
+  sandbox: string;
+  backend: SandboxBackend;
+  client: Client;
+  listTools(): Promise<Tool[]>;
+  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  stderrTail(): string;
+  close(): Promise<void>;
+}
+
+/** Starts a namespace's server confined to `sandbox` (already seeded) and connects to it. */
+export function startServer(info: NamespaceInfo, sandbox: string, options: LaunchOptions = {}): Promise<RunningServer> {
+  const backend = options.backend ?? defaultBackend();
+  return connectServer(info.namespace, sandboxed(backend, serverCommand(info, sandbox), sandbox), sandbox, backend, options);
+}
+
+/** Spawns `spec` (already wrapped by its sandbox backend) and connects an MCP client to it over stdio. */
+export async function connectServer(
+  namespace: string,
+  spec: LaunchSpec,
+  sandbox: string,
+  backend: SandboxBackend,
+  options: LaunchOptions = {},
+): Promise<RunningServer> {
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const callTimeoutMs = options.callTimeoutMs ?? 30_000;
+  const info = { namespace };
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    env: { ...(process.env as Record<string, string>), ...spec.env },
+    cwd: sandbox,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+  });
+  const tail = () => stderr.trimEnd().split('\n').slice(-20).join('\n');
+  const client = new Client({ name: 'mcpbench-runner', version: '0.1.0' });
+  let exited = false;
+  transport.onclose = () => (exited = true);
+
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(transport, { timeout: startTimeoutMs }),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`did not start within ${startTimeoutMs} ms`)), startTimeoutMs))),
+    ]);
+  } catch (error) {
+    await transport.close().catch(() => undefined);
+    throw new ServerError(`${info.namespace} server failed to start: ${(error as Error).message}`, info.namespace, tail());
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const wrap = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      const crashed = exited ? ' (the server exited)' : '';
+      throw new ServerError(`${info.namespace} ${what} failed${crashed}: ${(error as Error).message}`, info.namespace, tail());
+    }
+  };
+
+  return {
+    namespace: info.namespace,
+    sandbox,
+    backend,
+    client,
+    listTools: () => wrap('tools/list', async () => (await client.listTools(undefined, { timeout: callTimeoutMs })).tools),
+    callTool: (name, args) =>
+      wrap(`call ${name}`, async () => (await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs })) as CallToolResult),
+    stderrTail: tail,
+    close: async () => {
+      // Closing stdin lets servers flush (PGlite, git); the SDK escalates to SIGTERM/SIGKILL if they linger.
+      await client.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Sandbox backends: how an MCP server process is confined to its throw-away directory with no network.
+ *
+ * - `bwrap` (bubblewrap, the default on Linux where it works): new network and PID namespaces, the whole
+ *   filesystem read-only, the sandbox the only writable place, a private /tmp, HOME inside the sandbox.
+ * - `docker` / `podman`: `run --rm -i --network none --read-only`, the package mounted read-only and the
+ *   sandbox read-write at the same paths, as the caller's uid. Needs an image with Node 20
+ *   (default `node:20-bookworm-slim`, or `MCPBENCH_SANDBOX_IMAGE`).
+ * - `process`: a plain child process in the sandbox directory. Nothing is isolated: the server can reach the
+ *   network and write anywhere the user can. Only the last resort, and it says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { packageRoot } from '../paths.ts';
+
+export const SANDBOX_BACKENDS = ['bwrap', 'docker', 'podman', 'process'] as const;
+export type SandboxBackend = (typeof SANDBOX_BACKENDS)[number];
+
+export interface LaunchSpec {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export const PROCESS_BACKEND_WARNING =
+  'sandbox backend `process`: the server runs as a plain child process; it is NOT isolated from the network and can write outside its sandbox';
+
+export const DEFAULT_CONTAINER_IMAGE = 'node:20-bookworm-slim';
+
+/** The command that runs `spec` confined to `sandbox` with the given backend. */
+export function sandboxed(backend: SandboxBackend, spec: LaunchSpec, sandbox: string, image = process.env.MCPBENCH_SANDBOX_IMAGE ?? DEFAULT_CONTAINER_IMAGE): LaunchSpec {
+  const env = { ...spec.env, HOME: sandbox };
+  switch (backend) {
+    case 'bwrap':
+      return {
+        command: 'bwrap',
+        args: [
+          '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session',
+          '--ro-bind', '/', '/',
+          '--dev', '/dev',
+          '--proc', '/proc',
+          '--tmpfs', '/tmp',
+          // After the private /tmp, so a sandbox under /tmp is the real one.
+          '--bind', sandbox, sandbox,
+          '--chdir', sandbox,
+          '--setenv', 'HOME', sandbox,
+          spec.command, ...spec.args,
+        ],
+        env,
+      };
+    case 'docker':
+    case 'podman': {
+      const root = packageRoot();
+      const user = typeof process.getuid === 'function' ? ['--user', `${process.getuid()}:${process.getgid!()}`] : [];
+      const envArgs = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+      // The server's own node binary is the container's; the command's first word is replaced by `node`.
+      const command = spec.command === process.execPath ? 'node' : spec.command;
+      return {
+        command: backend,
+        args: [
+          'run', '--rm', '-i', '--network', 'none', '--read-only', '--tmpfs', '/tmp',
+          ...user,
+          '--volume', `${root}:${root}:ro`,
+          '--volume', `${sandbox}:${sandbox}:rw`,
+          '--workdir', sandbox,
+          ...envArgs,
+          image,
+          command, ...spec.args,
+        ],
+        env: {},
+      };
+    }
+    case 'process':
+      return { command: spec.command, args: spec.args, env };
+  }
+}
+
+export interface BackendStatus {
+  backend: SandboxBackend;
+  works: boolean;
+  detail: string;
+}
+
+/** Which backends work on this machine: each one runs a trivial confined command. */
+export function probeBackends(): BackendStatus[] {
+  const probe = (command: string, args: string[]) => spawnSync(command, args, { encoding: 'utf8', timeout: 15_000 });
+  const statuses: BackendStatus[] = [];
+  const bwrap = probe('bwrap', ['--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true']);
+  statuses.push({
+    backend: 'bwrap',
+    works: bwrap.status === 0,
+    detail: bwrap.error ? 'not installed (apt-get install bubblewrap)' : bwrap.status === 0 ? 'network unshared, filesystem read-only but the sandbox' : `fails: ${bwrap.stderr.trim()}`,
+  });
+  for (const engine of ['docker', 'podman'] as const) {
+    const info = probe(engine, ['info', '--format', '{{.ServerVersion}}']);
+    statuses.push({
+      backend: engine,
+      works: info.status === 0,
+      detail: info.error ? 'not installed' : info.status === 0 ? `engine ${info.stdout.trim()}` : `no engine: ${(info.stderr || info.stdout).trim().split('\n')[0]}`,
+    });
+  }
+  statuses.push({ backend: 'process', works: true, detail: 'always available; no isolation' });
+  return statuses;
+}
+
+let chosen: SandboxBackend | undefined;
+
+/** The embedded default: bwrap where it works, else a plain process (with a warning where it is used). */
+export function defaultBackend(): SandboxBackend {
+  if (chosen) return chosen;
+  const fromEnv = process.env.MCPBENCH_SANDBOX as SandboxBackend | undefined;
+  if (fromEnv && SANDBOX_BACKENDS.includes(fromEnv)) return (chosen = fromEnv);
+  const bwrap = spawnSync('bwrap', ['--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', 'true'], { timeout: 15_000 });
+  return (chosen = bwrap.status === 0 ? 'bwrap' : 'process');
+}

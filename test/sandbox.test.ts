@@ -1,0 +1,120 @@
+/**
+ * Sandboxes: a server under bubblewrap cannot reach a listener on the host's loopback and cannot write
+ * outside its sandbox (a plain process can, which shows the probe would notice); a server that crashes or
+ * hangs is reported with its stderr and never hangs the caller; container arguments are built right.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadRegistry } from '../server/src/mcp/registry.ts';
+import { seedSimulation, STATE_FILE } from '../server/src/mcp/simulation.ts';
+import { connectServer, ServerError, startServer } from '../server/src/runner/launch.ts';
+import { probeBackends, sandboxed, type SandboxBackend } from '../server/src/runner/sandbox.ts';
+import { packageRoot } from '../server/src/paths.ts';
+
+const bwrapWorks = probeBackends().find((b) => b.backend === 'bwrap')!.works;
+
+/** Runs a probe script under a backend: it tries the host listener and a write outside the sandbox. */
+function probe(backend: SandboxBackend, port: number, sandbox: string, outside: string) {
+  const script = `
+    const net = require('node:net'), fs = require('node:fs');
+    const out = {};
+    try { fs.writeFileSync(${JSON.stringify(outside)}, 'escaped'); out.outside = 'written'; } catch (e) { out.outside = e.code; }
+    try { fs.writeFileSync('inside.txt', 'ok'); out.inside = 'written'; } catch (e) { out.inside = e.code; }
+    const socket = net.connect(${port}, '127.0.0.1');
+    socket.setTimeout(3000);
+    const done = (r) => { out.network = r; console.log(JSON.stringify(out)); process.exit(0); };
+    socket.on('connect', () => done('connected'));
+    socket.on('error', (e) => done(e.code));
+    socket.on('timeout', () => done('timeout'));`;
+  const spec = sandboxed(backend, { command: process.execPath, args: ['-e', script] }, sandbox);
+  const result = spawnSync(spec.command, spec.args, { cwd: sandbox, env: { ...process.env, ...spec.env }, encoding: 'utf8', timeout: 20_000 });
+  assert.equal(result.status, 0, result.stderr);
+  return JSON.parse(result.stdout.trim().split('\n').pop()!);
+}
+
+test('bubblewrap: no host loopback, no writes outside the sandbox (a plain process can do both)', { skip: bwrapWorks ? false : 'bwrap does not work on this machine (.ci/run installs it)' }, async () => {
+  const listener = createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const port = (listener.address() as { port: number }).port;
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-isolation-'));
+  // Outside every sandbox but writable by this user: the package folder.
+  const outside = join(packageRoot(), `.sandbox-escape-${process.pid}`);
+  try {
+    const plain = probe('process', port, mkdtempSync(join(work, 'p-')), outside);
+    assert.deepEqual(plain, { outside: 'written', inside: 'written', network: 'connected' }, 'the control can reach both');
+    rmSync(outside, { force: true });
+    const confined = probe('bwrap', port, mkdtempSync(join(work, 'b-')), outside);
+    assert.equal(confined.inside, 'written');
+    assert.notEqual(confined.outside, 'written');
+    assert.equal(existsSync(outside), false, 'nothing was written outside the sandbox');
+    assert.notEqual(confined.network, 'connected');
+  } finally {
+    listener.close();
+    rmSync(outside, { force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('a simulated server runs under the default backend and keeps its state in the sandbox', async () => {
+  const registry = await loadRegistry();
+  const info = registry.get('travel')!;
+  const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-travel-'));
+  seedSimulation(info, { flights: [{ id: 'AA-500', origin: 'LON', dest: 'PAR', date: '2026-01-05', price: 300, seats_left: 2 }] }, sandbox);
+  const server = await startServer(info, sandbox, { startTimeoutMs: 20_000 });
+  try {
+    assert.equal((await server.listTools()).length, info.server.tools.length);
+    const held = await server.callTool('hold_flight', { flight_id: 'AA-500' });
+    assert.equal(held.isError, undefined);
+  } finally {
+    await server.close();
+  }
+  const state = JSON.parse(readFileSync(join(sandbox, STATE_FILE), 'utf8'));
+  assert.equal(state.flights[0].seats_left, 1);
+  assert.equal(state.reservations['AA-500'].status, 'held');
+  rmSync(sandbox, { recursive: true, force: true });
+});
+
+test('a server that crashes at start is reported with the tail of its stderr', async () => {
+  const registry = await loadRegistry();
+  const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-crash-'));
+  writeFileSync(join(sandbox, STATE_FILE), '{ this is not json');
+  await assert.rejects(startServer(registry.get('travel')!, sandbox, { startTimeoutMs: 20_000 }), (error: unknown) => {
+    assert.ok(error instanceof ServerError);
+    assert.match(error.message, /travel server failed to start/);
+    assert.match(error.stderrTail, /JSON/);
+    return true;
+  });
+  rmSync(sandbox, { recursive: true, force: true });
+});
+
+test('a server that never answers times out instead of hanging the caller', async () => {
+  const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-hang-'));
+  const started = Date.now();
+  const hanging = { command: process.execPath, args: ['-e', 'console.error("stuck before initialize"); setInterval(() => {}, 1000)'] };
+  await assert.rejects(connectServer('hang', hanging, sandbox, 'process', { startTimeoutMs: 1500 }), (error: unknown) => {
+    assert.ok(error instanceof ServerError);
+    assert.match(error.message, /did not start within 1500 ms|timed out/i);
+    assert.match(error.stderrTail, /stuck before initialize/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 10_000);
+  rmSync(sandbox, { recursive: true, force: true });
+});
+
+test('container backends: no network, read-only root, the sandbox the only writable mount', () => {
+  for (const engine of ['docker', 'podman'] as const) {
+    const spec = sandboxed(engine, { command: process.execPath, args: ['/pkg/dist/cli.js', 'serve', 'travel', '--dir', '/sb/x'] }, '/sb/x', 'node:20-bookworm-slim');
+    assert.equal(spec.command, engine);
+    const args = spec.args.join(' ');
+    assert.match(args, /^run --rm -i --network none --read-only /);
+    assert.match(args, new RegExp(`--volume ${packageRoot().replace(/[/.]/g, '\\$&')}:[^ ]+:ro`));
+    assert.match(args, /--volume \/sb\/x:\/sb\/x:rw --workdir \/sb\/x/);
+    assert.match(args, /--env HOME=\/sb\/x/);
+    assert.match(args, /node:20-bookworm-slim node \/pkg\/dist\/cli\.js serve travel --dir \/sb\/x$/);
+  }
+});
