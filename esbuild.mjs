@@ -17,7 +17,8 @@ const options = {
   format: 'cjs',
   target: 'node20',
   sourcemap: true,
-  external: ['vscode'],
+  // PGlite loads its wasm and data files from its own package folder, so it stays in node_modules.
+  external: ['vscode', '@electric-sql/pglite'],
   logLevel: 'warning',
   // jsonc-parser's UMD build hides its requires from the bundler; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
