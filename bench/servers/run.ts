@@ -12,23 +12,10 @@ import { loadRegistry, type NamespaceInfo } from '../../server/src/mcp/registry.
 import { startServer } from '../../server/src/runner/launch.ts';
 import { probeBackends, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
 import { hasServer, seedNamespace } from '../../server/src/runner/state.ts';
+import { PROBE_CALLS } from './probe-calls.ts';
 
 const CALLS = Number(process.env.CALLS ?? 40);
 const STARTS = Number(process.env.STARTS ?? 3);
-
-/** A cheap read-only call per namespace, with arguments valid for the empty state. */
-const PROBE_CALLS: Record<string, [string, Record<string, unknown>]> = {
-  filesystem: ['list_allowed_directories', {}],
-  memory: ['read_graph', {}],
-  git: ['git_status', {}],
-  postgres: ['list_tables', {}],
-  github: ['get_me', {}],
-  chat: ['list_channels', {}],
-  calendar: ['check_calendar', { date: '2026-01-01' }],
-  travel: ['get_itinerary', {}],
-  support: ['list_open_tickets', {}],
-  shop: ['search_products', { query: 'cable' }],
-};
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
