@@ -18,7 +18,7 @@ import { collectTaskFiles } from '../server/src/tasks/files.ts';
 import type { SolutionStep, Task } from '../server/src/tasks/model.ts';
 
 const cli = join(__dirname, '..', 'dist', 'cli.js');
-const SIMULATED = ['calendar', 'shop', 'support', 'travel'];
+const SIMULATED = ['calendar', 'shop', 'support', 'travel', 'github', 'chat'];
 
 async function serve(namespace: string, initialState: unknown) {
   const sandbox = mkdtempSync(join(tmpdir(), `mcpbench-${namespace}-`));
@@ -37,8 +37,11 @@ async function serve(namespace: string, initialState: unknown) {
   };
 }
 
-/** Replays a solution over MCP; refused calls are recorded and the sequence goes on, as an agent's would. */
-async function replay(client: Client, steps: SolutionStep[]) {
+/**
+ * Replays a solution over MCP, each call to the server of its namespace (a cross-server task has one per
+ * namespace); refused calls are recorded and the sequence goes on, as an agent's would.
+ */
+async function replay(clients: Map<string, Client>, steps: SolutionStep[]) {
   let answer: string | undefined;
   let errors = 0;
   for (const step of steps) {
@@ -46,6 +49,9 @@ async function replay(client: Client, steps: SolutionStep[]) {
       answer = step.answer;
       continue;
     }
+    const namespace = step.tool.slice(0, step.tool.indexOf('.'));
+    const client = clients.get(namespace);
+    assert.ok(client, `${step.tool}: namespace ${namespace} is not served for this task`);
     const name = step.tool.slice(step.tool.indexOf('.') + 1);
     const result = await client.callTool({ name, arguments: step.arguments ?? {} });
     if (result.isError) errors++;
@@ -53,8 +59,8 @@ async function replay(client: Client, steps: SolutionStep[]) {
   return { answer, errors };
 }
 
-function verdict(registry: Registry, task: Task, namespace: string, state: unknown, answer: string | undefined) {
-  return evaluate(parsePredicate(task.success_predicate, ['success_predicate']), stateLeafEvaluator(registry, { [namespace]: state }, answer)).value;
+function verdict(registry: Registry, task: Task, states: Record<string, unknown>, answer: string | undefined) {
+  return evaluate(parsePredicate(task.success_predicate, ['success_predicate']), stateLeafEvaluator(registry, states, answer)).value;
 }
 
 test('tools/list of every simulated namespace equals its namespace file', async () => {
@@ -83,15 +89,19 @@ test('reference solutions pass and counterexamples fail when replayed over MCP',
         ...task.reference_solutions.map((steps) => ({ steps, expected: true })),
         ...(task.counterexamples ?? []).map((steps) => ({ steps, expected: false })),
       ];
+      const namespaces = Array.isArray(task.server) ? task.server : [task.server];
       for (const [i, run] of runs.entries()) {
-        const server = await serve(namespace, task.initial_state[namespace]);
+        const servers = new Map<string, Awaited<ReturnType<typeof serve>>>();
         try {
-          const { answer, errors } = await replay(server.client, run.steps);
+          for (const ns of namespaces) servers.set(ns, await serve(ns, task.initial_state[ns]));
+          const clients = new Map([...servers].map(([ns, server]) => [ns, server.client]));
+          const { answer, errors } = await replay(clients, run.steps);
           if (run.expected) assert.equal(errors, 0, `${task.id}: reference solution ${i + 1} had refused calls`);
-          const state = snapshotSimulation(registry.get(namespace)!, server.sandbox);
-          assert.equal(verdict(registry, task, namespace, state, answer), run.expected, `${task.id}: run ${i + 1}`);
+          const states: Record<string, unknown> = {};
+          for (const [ns, server] of servers) states[ns] = snapshotSimulation(registry.get(ns)!, server.sandbox);
+          assert.equal(verdict(registry, task, states, answer), run.expected, `${task.id}: run ${i + 1}`);
         } finally {
-          await server.close();
+          for (const server of servers.values()) await server.close();
         }
       }
     }

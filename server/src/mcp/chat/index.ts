@@ -4,6 +4,7 @@
  */
 import { defineNamespace } from '../namespace.ts';
 import * as p from './predicates.ts';
+import { tools } from './tools.ts';
 import { normalizeChatState, type ChatState } from './state.ts';
 
 export type { ChatState } from './state.ts';
@@ -22,4 +23,5 @@ export default defineNamespace<ChatState>({
     messageCount: p.messageCount,
     mentionPosted: p.mentionPosted,
   },
+  tools,
 });

@@ -5,6 +5,7 @@
  */
 import { defineNamespace } from '../namespace.ts';
 import * as p from './predicates.ts';
+import { tools } from './tools.ts';
 import { normalizeGithubState, type GithubState } from './state.ts';
 
 export type { GithubState } from './state.ts';
@@ -37,4 +38,5 @@ export default defineNamespace<GithubState>({
     fileEquals: p.fileEquals,
     commitExists: p.commitExists,
   },
+  tools,
 });
