@@ -100,6 +100,7 @@ export interface EpisodeResult extends EpisodeKey {
   category: string;
   namespaces: string[];
   max_steps: number;
+  /** Calls to listed tools that were forwarded or faulted (what counts against max_steps); unlisted excluded. */
   tool_calls: number;
   unlisted_calls: number;
   /** Calls whose result the agent saw as an error (injected or not). */
@@ -110,6 +111,8 @@ export interface EpisodeResult extends EpisodeKey {
   duration_ms: number;
   /** Set when status is infra_error: what failed, with the server's stderr tail. */
   infra_error?: string;
+  /** Set when the agent itself failed (crashed, timed out, broke its protocol): an agent failure. */
+  agent_error?: string;
   /** 1 for the first attempt; infrastructure failures are retried. */
   attempt: number;
 }
