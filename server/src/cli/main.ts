@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { doctor } from './doctor.ts';
+import { checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
+import { TaskLoadError } from '../runner/run.ts';
+import { FaultProfileError } from '../runner/faults.ts';
 import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
 import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
 import { loadRegistry } from '../mcp/registry.ts';
@@ -139,6 +142,57 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       setExitCode(EXIT_OK);
     });
 
+  const io2 = (): CliIo => ({ ...io, isTTY: Boolean(process.stderr.isTTY) });
+  const backendOption = () => new Option('--sandbox <backend>', 'sandbox backend (default: bwrap where it works, else a plain process)').choices([...SANDBOX_BACKENDS]);
+  const reporterOption = () => new Option('--reporter <kind>', 'progress on stderr, or one JSON event per line on stdout').choices(['progress', 'jsonl', 'none']).default('progress');
+
+  program
+    .command('run')
+    .description('Run tasks with an agent through the gateway, under faults, and score them (default: ./tasks).')
+    .argument('[tasks...]', 'task files or folders')
+    .addOption(new Option('--agent <agent>', 'the agent').choices(['reference', 'noop', 'command', 'endpoint', 'openai']).default('reference'))
+    .option('--agent-command <command>', 'for --agent command: the program to run (gets MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ...)')
+    .option('--endpoint <url>', 'for --agent endpoint: the URL tasks are POSTed to')
+    .option('--model <model>', 'for --agent openai: the model (or MCPBENCH_OPENAI_MODEL)')
+    .option('--base-url <url>', 'for --agent openai: an OpenAI-compatible base URL (or MCPBENCH_OPENAI_BASE_URL)')
+    .option('--faults <profile>', 'none | light | medium | heavy | <type>-only | a profile file', 'none')
+    .option('--fault-rate <rate>', 'override the failure rate of the profile', Number)
+    .option('--trials <k>', 'trials per task (pass^k)', integerOption, 1)
+    .option('--seed <n>', 'run seed: the same seed gives the same faults', integerOption, 1)
+    .option('--concurrency <n>', 'episodes at a time', integerOption, 1)
+    .option('--retry', 'reference agent: back off and retry recoverable faults')
+    .option('--perturb <level>', 'goal perturbation level', 'none')
+    .addOption(backendOption())
+    .addOption(reporterOption())
+    .option('--out <folder>', 'where run folders go', 'runs')
+    .option('--resume <run-folder>', 'finish an interrupted run')
+    .option('--no-report', 'skip writing report.json, junit.xml and report.html')
+    .action(async (paths: string[], options: RunFlags) => {
+      const registry = await loadRegistry();
+      setExitCode(await runCommand(paths, options, registry, io2(), packageJson.version));
+    });
+
+  program
+    .command('check')
+    .description('Self-test tasks: noop fails, references pass, counterexamples fail, recoverable under faults; prints coverage.')
+    .argument('[tasks...]', 'task files or folders')
+    .option('--seed <n>', 'seed of the fault probes', integerOption, 1)
+    .option('--concurrency <n>', 'episodes at a time', integerOption, 2)
+    .addOption(backendOption())
+    .addOption(reporterOption())
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--out <folder>', 'where the check run folder goes', 'runs')
+    .action(async (paths: string[], options: CheckFlags) => {
+      const registry = await loadRegistry();
+      setExitCode(await checkCommand(paths, options, registry, io2(), packageJson.version));
+    });
+
+  program
+    .command('report')
+    .description('Write report.json, junit.xml and a self-contained report.html for a run folder.')
+    .argument('<run-folder>', 'runs/<run-id>')
+    .action((directory: string) => setExitCode(reportCommand(directory, io2())));
+
   program
     .command('doctor')
     .description('Check which sandbox backends work and start every namespace server once.')
@@ -176,7 +230,12 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.stderr(`mcpbench: ${error.message}\n`);
       return error.code;
     }
-    if (error instanceof PathError) {
+    if (error instanceof TaskLoadError) {
+      io.stderr(`mcpbench: ${error.message}; nothing was run:\n`);
+      for (const d of error.diagnostics) io.stderr(`${d.uri}:${d.start.line + 1}:${d.start.character + 1} ${d.severity} ${d.code} ${d.message}\n`);
+      return EXIT_FINDINGS;
+    }
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

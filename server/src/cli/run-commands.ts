@@ -1,0 +1,318 @@
+/**
+ * `mcpbench run`, `check` and `report`: argv onto the runner. Progress goes to stderr (a bar on a terminal,
+ * a line per episode otherwise); `--reporter jsonl` writes one RunEvent per line on stdout for the editor.
+ */
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import type { Registry } from '../mcp/registry.ts';
+import { computeScores, type Scores } from '../scoring/metrics.ts';
+import { writeReport } from '../scoring/report.ts';
+import { collectTaskFiles } from '../tasks/files.ts';
+import type { Agent } from '../runner/agents/agent.ts';
+import { createCommandAgent } from '../runner/agents/command.ts';
+import { createEndpointAgent } from '../runner/agents/endpoint.ts';
+import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
+import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
+import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck, type TaskCheck } from '../runner/check.ts';
+import { loadFaultProfile } from '../runner/faults.ts';
+import { Journal, type RunConfig } from '../runner/journal.ts';
+import { executeRun, loadTasks, planRun, type LoadedTask } from '../runner/run.ts';
+import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import type { EpisodeResult, RunEvent } from '../runner/types.ts';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  isTTY: boolean;
+}
+
+export interface RunFlags {
+  agent: string;
+  agentCommand?: string;
+  endpoint?: string;
+  model?: string;
+  baseUrl?: string;
+  faults: string;
+  faultRate?: number;
+  trials: number;
+  seed: number;
+  concurrency: number;
+  retry?: boolean;
+  sandbox?: SandboxBackend;
+  reporter: 'progress' | 'jsonl' | 'none';
+  out: string;
+  resume?: string;
+  perturb: string;
+  report: boolean;
+}
+
+export function newRunId(prefix = 'run'): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  return `${prefix}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry'>): Agent {
+  switch (flags.agent) {
+    case 'reference':
+      return createReferenceAgent({ retry: flags.retry });
+    case 'noop':
+      return noopAgent;
+    case 'command':
+      if (!flags.agentCommand) throw new UsageError('--agent command needs --agent-command "<program and arguments>"');
+      return createCommandAgent({ command: flags.agentCommand });
+    case 'endpoint':
+      if (!flags.endpoint) throw new UsageError('--agent endpoint needs --endpoint <url>');
+      return createEndpointAgent({ url: flags.endpoint });
+    case 'openai': {
+      const overrides: { model?: string; baseUrl?: string } = {};
+      if (flags.model) overrides.model = flags.model;
+      if (flags.baseUrl) overrides.baseUrl = flags.baseUrl;
+      try {
+        return createOpenAIAgent(openAIOptionsFromEnv(process.env, overrides));
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+    }
+    default:
+      throw new UsageError(`unknown agent ${flags.agent}: use reference, noop, command, endpoint or openai`);
+  }
+}
+
+export class UsageError extends Error {}
+
+/** Progress on stderr, events on stdout; returns the onEvent callback and a `finish` to close the bar. */
+function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
+  if (kind === 'jsonl') return { onEvent: (event: RunEvent) => io.stdout(JSON.stringify(event) + '\n'), finish: () => undefined };
+  if (kind === 'none') return { onEvent: () => undefined, finish: () => undefined };
+  if (io.isTTY) {
+    const bar = new SingleBar({ format: 'episodes [{bar}] {value}/{total} | passed {passed} | failed {failed} | infra {infra} | {eta_formatted} left', hideCursor: true, stream: process.stderr });
+    let passed = 0;
+    let failed = 0;
+    let infra = 0;
+    bar.start(total, 0, { passed, failed, infra });
+    return {
+      onEvent: (event: RunEvent) => {
+        if (event.type !== 'episode-finished') return;
+        const r = event.result;
+        if (r.status === 'passed') passed++;
+        else if (r.status === 'failed') failed++;
+        else infra++;
+        if (r.status === 'infra_error') bar.update({ passed, failed, infra });
+        else bar.increment({ passed, failed, infra });
+      },
+      finish: () => bar.stop(),
+    };
+  }
+  let n = 0;
+  return {
+    onEvent: (event: RunEvent) => {
+      if (event.type !== 'episode-finished') return;
+      const r = event.result;
+      if (r.status !== 'infra_error') n++;
+      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : '';
+      io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile} trial=${r.trial}${detail}\n`);
+    },
+    finish: () => undefined,
+  };
+}
+
+/** Ctrl-C and SIGTERM abort the run: in-flight episodes stop, their servers are closed, nothing half-written. */
+function interruptSignal(io: CliIo): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSignal = (name: string) => () => {
+    if (controller.signal.aborted) return;
+    io.stderr(`\n${name}: stopping; finished episodes are saved, resume with --resume\n`);
+    controller.abort(new Error(name));
+  };
+  const sigint = onSignal('SIGINT');
+  const sigterm = onSignal('SIGTERM');
+  process.on('SIGINT', sigint);
+  process.on('SIGTERM', sigterm);
+  return { signal: controller.signal, dispose: () => (process.off('SIGINT', sigint), process.off('SIGTERM', sigterm)) };
+}
+
+const pct = (v: number | null | undefined) => (v === null || v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
+const ci = (i: { low: number; high: number } | null | undefined) => (i ? ` [${(i.low * 100).toFixed(1)}, ${(i.high * 100).toFixed(1)}]` : '');
+
+export function formatScores(scores: Scores): string {
+  const lines = [
+    '',
+    `Scores (${scores.tasks} tasks, ${scores.episodes.scored} episodes scored, ${scores.episodes.infra_errors} infra errors${scores.episodes.infra_unresolved ? `, ${scores.episodes.infra_unresolved} unresolved` : ''})`,
+    `  success rate            ${pct(scores.success_rate.value)}${ci(scores.success_rate.ci)}  (${scores.success_rate.numerator}/${scores.success_rate.denominator})`,
+    `  tool-call efficiency    ${scores.tool_call_efficiency.value === null ? '   -  ' : scores.tool_call_efficiency.value.toFixed(3).padStart(6)}   (tool calls / max_steps over passed; lower is better)`,
+    `  hallucinated-tool rate  ${pct(scores.hallucinated_tool_rate.value)}  (${scores.hallucinated_tool_rate.numerator}/${scores.hallucinated_tool_rate.denominator} calls)`,
+    `  recovery-from-error     ${pct(scores.recovery_rate.value)}  (${scores.recovery_rate.numerator}/${scores.recovery_rate.denominator} recovery episodes that saw an error)`,
+  ];
+  for (const p of scores.pass_k) lines.push(`  pass^${p.k}${' '.repeat(Math.max(1, 18 - String(p.k).length))}${pct(p.value)}${ci(p.ci)}`);
+  if (scores.by_namespace.length) {
+    lines.push('  by server:');
+    for (const b of scores.by_namespace) lines.push(`    ${b.key.padEnd(20)} ${pct(b.success_rate)}  (${b.passed}/${b.attempted})`);
+  }
+  if (scores.by_category.length) {
+    lines.push('  by category:');
+    for (const b of scores.by_category) lines.push(`    ${b.key.padEnd(20)} ${pct(b.success_rate)}  (${b.passed}/${b.attempted})`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function loadSet(paths: string[], registry: Registry): LoadedTask[] {
+  return loadTasks(collectTaskFiles(paths), registry);
+}
+
+export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
+  const backend = flags.sandbox ?? defaultBackend();
+  if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
+  let journal: Journal;
+  let tasks: LoadedTask[];
+  let config: RunConfig;
+  if (flags.resume) {
+    journal = Journal.resume(resolve(io.cwd, flags.resume));
+    config = journal.config;
+    tasks = loadTasks(config.task_files, registry);
+    Object.assign(flags, { agent: config.agent, faults: config.fault_profile, trials: config.trials, seed: config.seed, perturb: config.perturbation, retry: config.retry }, config.agent_options ?? {});
+  } else {
+    tasks = loadSet(paths.length ? paths : ['tasks'], registry);
+    const runId = newRunId();
+    config = {
+      run_id: runId,
+      created_at: new Date().toISOString(),
+      task_files: tasks.map((t) => t.file),
+      tasks: tasks.map((t) => t.task.id),
+      agent: flags.agent,
+      agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
+      fault_profile: flags.faults,
+      perturbation: flags.perturb,
+      trials: flags.trials,
+      seed: flags.seed,
+      concurrency: flags.concurrency,
+      sandbox: backend,
+      retry: Boolean(flags.retry),
+      version,
+    } as RunConfig;
+    journal = Journal.create(join(resolve(io.cwd, flags.out), runId), config);
+  }
+  if (flags.perturb !== 'none') throw new UsageError(`--perturb ${flags.perturb}: perturbation levels other than none are not available yet`);
+  const profile = loadFaultProfile(flags.faults, io.cwd, flags.faultRate === undefined ? {} : { rate: flags.faultRate });
+  const agent = createAgent(flags);
+  const specs = planRun(tasks, {
+    agent,
+    variants: () => [flags.agent === 'reference' ? 'reference:0' : agent.name],
+    trials: flags.trials,
+    profile,
+    perturbation: flags.perturb,
+  });
+  const already = journal.results().filter((r) => r.status !== 'infra_error').length;
+  const reporter = reporterFor(io, flags.reporter, specs.length);
+  reporter.onEvent({ type: 'run-started', run_id: config.run_id, tasks: config.tasks, episodes: specs.length, agent: agent.name, fault_profile: profile.name, seed: flags.seed });
+  if (already && flags.reporter !== 'jsonl') io.stderr(`resuming ${config.run_id}: ${already} of ${specs.length} episodes already recorded\n`);
+  const interrupt = interruptSignal(io);
+  let outcome: { interrupted: boolean };
+  try {
+    outcome = await executeRun(specs, {
+      journal,
+      concurrency: flags.concurrency,
+      runId: config.run_id,
+      registry,
+      seed: flags.seed,
+      backend,
+      signal: interrupt.signal,
+      onEvent: reporter.onEvent,
+    });
+  } finally {
+    reporter.finish();
+    interrupt.dispose();
+  }
+  const scores = computeScores(journal.results(), { seed: flags.seed });
+  if (flags.report && !outcome.interrupted) {
+    const { files, warnings } = writeReport(journal.directory);
+    for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+    if (flags.reporter !== 'jsonl') io.stderr(`report: ${files.html}\n`);
+  }
+  reporter.onEvent({ type: 'run-finished', run_id: config.run_id, directory: journal.directory, scores });
+  if (flags.reporter !== 'jsonl') io.stdout(formatScores(scores) + `results: ${journal.directory}\n`);
+  return outcome.interrupted ? 130 : 0;
+}
+
+export interface CheckFlags {
+  seed: number;
+  concurrency: number;
+  sandbox?: SandboxBackend;
+  reporter: 'progress' | 'jsonl' | 'none';
+  out: string;
+  format: 'text' | 'json';
+}
+
+function formatCheck(checks: TaskCheck[], cwd: string): string {
+  const lines: string[] = [];
+  for (const c of checks) {
+    const paths = `${c.coverage.paths.covered}/${c.coverage.paths.total} solution path${c.coverage.paths.total === 1 ? '' : 's'} covered`;
+    const leaves = `${c.coverage.leaves.covered}/${c.coverage.leaves.total} leaves witnessed`;
+    const faults = Object.entries(c.faults).map(([type, ok]) => `${type}${ok ? '' : ' FAIL'}`).length;
+    lines.push(`${c.ok ? 'ok  ' : 'FAIL'} ${c.task_id}  ${paths}, ${leaves}, recovers under ${Object.values(c.faults).filter(Boolean).length}/${faults} fault types  (${c.file.startsWith(cwd) ? c.file.slice(cwd.length + 1) : c.file})`);
+    for (const problem of c.problems) lines.push(`       - ${problem}`);
+    const unwitnessed = c.coverage.items.filter((i) => !i.witnessed);
+    for (const item of unwitnessed) lines.push(`       never witnessed: ${item.kind} ${item.label} at ${item.path.join('.')}`);
+  }
+  const failed = checks.filter((c) => !c.ok).length;
+  lines.push(`${checks.length} task${checks.length === 1 ? '' : 's'} checked: ${checks.length - failed} ok, ${failed} failing`);
+  return lines.join('\n') + '\n';
+}
+
+export async function checkCommand(paths: string[], flags: CheckFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
+  const backend = flags.sandbox ?? defaultBackend();
+  if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
+  const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
+  const runId = newRunId('check');
+  const journal = Journal.create(join(resolve(io.cwd, flags.out), runId), {
+    run_id: runId,
+    created_at: new Date().toISOString(),
+    task_files: tasks.map((t) => t.file),
+    tasks: tasks.map((t) => t.task.id),
+    agent: 'check',
+    fault_profile: 'check',
+    perturbation: 'none',
+    trials: 1,
+    seed: flags.seed,
+    concurrency: flags.concurrency,
+    sandbox: backend,
+    version,
+  } as RunConfig);
+  const specs = planCheck(tasks, flags.seed);
+  const reporter = reporterFor(io, flags.reporter, specs.length);
+  reporter.onEvent({ type: 'run-started', run_id: runId, tasks: tasks.map((t) => t.task.id), episodes: specs.length, agent: 'check', fault_profile: 'check', seed: flags.seed });
+  const interrupt = interruptSignal(io);
+  let outcome: { interrupted: boolean };
+  try {
+    outcome = await executeRun(specs, {
+      journal,
+      concurrency: flags.concurrency,
+      runId,
+      registry,
+      seed: flags.seed,
+      backend,
+      faultOptions: CHECK_FAULT_OPTIONS,
+      signal: interrupt.signal,
+      onEvent: reporter.onEvent,
+    });
+  } finally {
+    reporter.finish();
+    interrupt.dispose();
+  }
+  const checks = judgeCheck(tasks, journal.results());
+  reporter.onEvent({ type: 'run-finished', run_id: runId, directory: journal.directory, scores: { checks } });
+  if (flags.reporter !== 'jsonl') io.stdout(flags.format === 'json' ? JSON.stringify({ run: journal.directory, checks }, null, 2) + '\n' : formatCheck(checks, io.cwd));
+  if (outcome.interrupted) return 130;
+  return checks.every((c) => c.ok) ? 0 : 1;
+}
+
+export function reportCommand(directory: string, io: CliIo): number {
+  const { files, warnings, report } = writeReport(resolve(io.cwd, directory));
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+  io.stdout(formatScores(report.scores));
+  io.stdout(`report.json: ${files.json}\njunit.xml:   ${files.junit}\nreport.html: ${files.html}\n`);
+  return 0;
+}
+
+export type { EpisodeResult };

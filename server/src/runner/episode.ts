@@ -1,0 +1,176 @@
+/**
+ * One episode: fresh sandboxes for the task's namespaces, state seeded out of band, the servers started,
+ * the gateway in front of them, the agent run through the gateway, the servers stopped, the state
+ * snapshotted out of band, the predicate evaluated on the snapshot (every node's value and evidence kept).
+ *
+ * A failure of our infrastructure (a server that will not start, crashes on its own, a snapshot that cannot
+ * be read) makes the episode `infra_error`: the caller retries it, and it never counts against the agent.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
+import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
+import { parsePredicate } from '../predicates/tree.ts';
+import type { Task } from '../tasks/model.ts';
+import type { Agent } from './agents/agent.ts';
+import { Gateway } from './gateway.ts';
+import type { FaultOptions } from './faults.ts';
+import { startServer, type RunningServer } from './launch.ts';
+import type { SandboxBackend } from './sandbox.ts';
+import { seedNamespace, snapshotNamespace } from './state.ts';
+import type { EpisodeKey, EpisodeResult, FaultProfile, RunEvent } from './types.ts';
+
+export const DEFAULT_EPISODE_TIMEOUT_S = 300;
+
+export interface EpisodeSpec {
+  task: Task;
+  taskHash: string;
+  key: EpisodeKey;
+  agent: Agent;
+  profile: FaultProfile;
+  /** The goal shown to the agent (the task's own, or a perturbed one). */
+  goal: string;
+}
+
+export interface EpisodeEnvironment {
+  runId: string;
+  registry: Registry;
+  seed: number;
+  backend?: SandboxBackend;
+  faultOptions?: Partial<FaultOptions>;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+  /** Aborted when the run is interrupted: the episode stops and is not recorded. */
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export class EpisodeInterrupted extends Error {}
+
+/** The namespaces an episode needs servers for: its `server` plus those of every available tool (distractors). */
+export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo[] {
+  const names = new Set(typeof task.server === 'string' ? [task.server] : task.server);
+  for (const tool of task.available_tools) names.add(tool.slice(0, tool.indexOf('.')));
+  return [...names]
+    .map((name) => registry.get(name))
+    .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
+}
+
+export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeResult> {
+  const { task, key } = spec;
+  const started = new Date();
+  const t0 = performance.now();
+  const emit = (event: RunEvent) => env.onEvent?.(event);
+  const root = mkdtempSync(join(tmpdir(), `mcpbench-${env.runId.slice(0, 24)}-`));
+  const servers = new Map<string, RunningServer>();
+  let gateway: Gateway | undefined;
+  const base = {
+    ...key,
+    run_id: env.runId,
+    task_hash: spec.taskHash,
+    agent: spec.agent.name,
+    seed: env.seed,
+    category: task.category,
+    namespaces: typeof task.server === 'string' ? [task.server] : [...task.server],
+    max_steps: task.max_steps,
+    started_at: started.toISOString(),
+    attempt: 1,
+  };
+  const infraResult = (message: string): EpisodeResult => ({
+    ...base,
+    status: 'infra_error',
+    passed: false,
+    tool_calls: gateway?.counts().tool_calls ?? 0,
+    unlisted_calls: gateway?.counts().unlisted ?? 0,
+    errors_seen: gateway?.counts().errors_seen ?? 0,
+    budget_exceeded: false,
+    calls: gateway?.calls() ?? [],
+    duration_ms: performance.now() - t0,
+    infra_error: message,
+  });
+
+  emit({ type: 'episode-started', run_id: env.runId, key });
+  try {
+    const namespaces = episodeNamespaces(task, env.registry);
+    try {
+      for (const info of namespaces) {
+        const sandbox = join(root, info.namespace);
+        mkdirSync(sandbox);
+        await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+        servers.set(info.namespace, await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs }));
+      }
+    } catch (error) {
+      return infraResult(`could not start the servers: ${(error as Error).message}`);
+    }
+
+    gateway = new Gateway({
+      task,
+      registry: env.registry,
+      servers,
+      faults: { profile: spec.profile, seed: env.seed, trial: key.trial, options: env.faultOptions },
+      onCall: (call) => {
+        emit({ type: 'call', run_id: env.runId, key, call });
+        if (call.fault) emit({ type: 'fault', run_id: env.runId, key, call_index: call.index, fault: call.fault });
+      },
+    });
+    const { url } = await gateway.listen();
+
+    // The agent gets its own abort signal: the episode's timeout, or the run's interruption.
+    const timeoutMs = (task.timeout_s ?? DEFAULT_EPISODE_TIMEOUT_S) * 1000;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
+    env.signal?.addEventListener('abort', onInterrupt, { once: true });
+    let answer: string | undefined;
+    let agentError: string | undefined;
+    try {
+      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal });
+      answer = outcome.answer;
+    } catch (error) {
+      if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
+      agentError = controller.signal.aborted ? String((controller.signal.reason as Error)?.message ?? controller.signal.reason) : (error as Error).message;
+    } finally {
+      clearTimeout(timer);
+      env.signal?.removeEventListener('abort', onInterrupt);
+    }
+
+    await gateway.close();
+    const infra = gateway.infraError();
+    if (infra) return infraResult(`a server failed during the episode: ${infra.message}`);
+
+    // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
+    await Promise.all([...servers.values()].map((s) => s.close()));
+    servers.clear();
+    const states: Record<string, unknown> = {};
+    try {
+      for (const info of namespaces) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
+    } catch (error) {
+      return infraResult(`could not read the end state: ${(error as Error).message}`);
+    }
+
+    const predicate = parsePredicate(task.success_predicate, ['success_predicate']);
+    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer));
+    const counts = gateway.counts();
+    const budgetExceeded = gateway.budgetExceeded();
+    const result: EpisodeResult = {
+      ...base,
+      status: verdict.value === true && !budgetExceeded ? 'passed' : 'failed',
+      passed: verdict.value === true && !budgetExceeded,
+      verdict,
+      tool_calls: counts.tool_calls,
+      unlisted_calls: counts.unlisted,
+      errors_seen: counts.errors_seen,
+      budget_exceeded: budgetExceeded,
+      calls: gateway.calls(),
+      duration_ms: performance.now() - t0,
+    };
+    if (answer !== undefined) result.answer = answer;
+    if (agentError !== undefined) result.agent_error = agentError;
+    return result;
+  } finally {
+    await gateway?.close().catch(() => undefined);
+    await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
+    rmSync(root, { recursive: true, force: true });
+  }
+}
