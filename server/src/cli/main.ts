@@ -119,6 +119,11 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
           }
           const server = await plugin.runtime.createServer(options.dir, packageJson.version);
           await server.connect(new StdioServerTransport());
+          await new Promise<void>((resolve) => process.stdin.on('close', resolve));
+          // Closing lets the backend shut down cleanly (PGlite checkpoints, so the next open needs no recovery).
+          await server.close();
+          setExitCode(EXIT_OK);
+          return;
         } else if (plugin?.runtime?.launch) {
           // An official server from npm: seed out of band, then hand it our stdio.
           if (initial !== undefined) {
