@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRegistry } from '../server/src/mcp/registry.ts';
+import { loadRegistry, loadRegistryFrom } from '../server/src/mcp/registry.ts';
 import { createAjv } from '../server/src/tasks/ajv.ts';
 import { schemasDir } from '../server/src/paths.ts';
 
@@ -15,6 +15,11 @@ const EXPECTED = ['answer', 'calendar', 'chat', 'filesystem', 'git', 'github', '
 test('the eleven namespaces are all there', async () => {
   const registry = await loadRegistry();
   assert.deepEqual(registry.names().sort(), EXPECTED);
+});
+
+test('every schema in every namespace file compiles (validators are otherwise compiled on first use)', async () => {
+  const registry = await loadRegistryFrom(join(schemasDir(), 'servers'), { eager: true });
+  assert.equal(registry.names().length, EXPECTED.length);
 });
 
 test('namespace files validate against schemas/server.schema.json', async () => {

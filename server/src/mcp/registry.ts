@@ -85,7 +85,15 @@ export function loadRegistry(): Promise<Registry> {
   return (defaultRegistry ??= loadRegistryFrom(join(schemasDir(), 'servers')));
 }
 
-export async function loadRegistryFrom(serversDir: string): Promise<Registry> {
+export interface RegistryOptions {
+  /**
+   * Compile every schema now (and fail now on a bad one). By default each validator compiles on first use:
+   * a server process serving one namespace then pays for that namespace only, not for all of them.
+   */
+  eager?: boolean;
+}
+
+export async function loadRegistryFrom(serversDir: string, options: RegistryOptions = {}): Promise<Registry> {
   const ajv = createAjv();
   const files = readdirSync(serversDir).filter((f) => f.endsWith('.json')).sort();
   const namespaces = new Map<string, NamespaceInfo>();
@@ -101,34 +109,45 @@ export async function loadRegistryFrom(serversDir: string): Promise<Registry> {
     if (server.namespace !== namespace) {
       throw new RegistryError(`${file}: declares namespace "${server.namespace}" but is named ${fileName}`);
     }
-    const compile = (schema: Record<string, unknown>, what: string): ValidateFunction => {
+    const compileNow = (schema: Record<string, unknown>, what: string): ValidateFunction => {
       try {
         return ajv.compile(withoutDialect(schema));
       } catch (error) {
         throw new RegistryError(`${file}: ${what}: invalid JSON Schema: ${(error as Error).message}`);
       }
     };
+    /** The validator for `schema` as property `key` of `target`: compiled now (eager) or on first read. */
+    const attach = <T extends object>(target: T, key: keyof T & string, schema: Record<string, unknown>, what: string): T => {
+      if (options.eager) return Object.assign(target, { [key]: compileNow(schema, what) });
+      Object.defineProperty(target, key, {
+        configurable: true,
+        enumerable: true,
+        get() {
+          // Replace the accessor by the compiled function, so later reads cost nothing.
+          const value = compileNow(schema, what);
+          Object.defineProperty(target, key, { value, enumerable: true });
+          return value;
+        },
+      });
+      return target;
+    };
     const tools = new Map<string, ToolInfo>();
     for (const declaration of server.tools) {
-      tools.set(declaration.name, { namespace, declaration, validateInput: compile(declaration.inputSchema, `tool ${declaration.name}`) });
+      tools.set(declaration.name, attach({ namespace, declaration } as ToolInfo, 'validateInput', declaration.inputSchema, `tool ${declaration.name}`));
     }
     const predicates = new Map<string, PredicateInfo>();
     for (const declaration of server.predicates) {
-      predicates.set(declaration.name, {
-        namespace,
-        declaration,
-        validateArguments: compile(declaration.arguments, `predicate ${declaration.name}`),
-      });
+      predicates.set(declaration.name, attach({ namespace, declaration } as PredicateInfo, 'validateArguments', declaration.arguments, `predicate ${declaration.name}`));
     }
-    namespaces.set(namespace, {
+    namespaces.set(
       namespace,
-      file,
-      server,
-      tools,
-      predicates,
-      validateState: compile(server.state_schema, 'state_schema'),
-      plugin: await importPlugin(namespace),
-    });
+      attach(
+        { namespace, file, server, tools, predicates, plugin: await importPlugin(namespace) } as NamespaceInfo,
+        'validateState',
+        server.state_schema,
+        'state_schema',
+      ),
+    );
   }
   return new Registry(namespaces);
 }

@@ -413,9 +413,9 @@ class SemanticChecker {
     const checked = this.predicateLeaves.flatMap((leaf) => scalarStrings(leaf.args));
     // A quoted phrase already in the initial state names something that exists (a PR's title, a label, the
     // wrong date to replace): it identifies, it is not asked for. Files and ids are checked regardless.
-    const existing = scalarStrings(this.task.initial_state);
+    let existing: string[] | undefined; // read only when a quoted value needs it: states can be large
     const unchecked = goalValues(goal).filter(
-      (value) => !isValueChecked(value, checked) && !(value.kind === 'quoted' && isValueChecked(value, existing)),
+      (value) => !isValueChecked(value, checked) && !(value.kind === 'quoted' && isValueChecked(value, (existing ??= scalarStrings(this.task.initial_state)))),
     );
     const goalNode = unchecked.length ? this.document.nodeAt(['goal']) : undefined;
     if (!goalNode) return;
