@@ -2,7 +2,7 @@
  * Reading a database back out of pg_catalog: the tables with their columns and constraints (shared by the
  * snapshot and `describe_table`), the indexes, and the rows as JSON values of the state schema.
  */
-import type { Database, Field } from './database.ts';
+import type { Field, Queryable } from './database.ts';
 import type { Column, Index } from './state.ts';
 
 export const SYSTEM_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'";
@@ -47,7 +47,7 @@ export interface Constraint {
   target?: { table: string; columns: string[] };
 }
 
-export async function listRelations(db: Database, kinds: string[], schema?: string): Promise<Relation[]> {
+export async function listRelations(db: Queryable, kinds: string[], schema?: string): Promise<Relation[]> {
   const params = [kinds.join('')];
   if (schema !== undefined) params.push(schema);
   const { rows } = await db.query(
@@ -60,7 +60,7 @@ export async function listRelations(db: Database, kinds: string[], schema?: stri
   return rows as unknown as Relation[];
 }
 
-export async function findRelation(db: Database, schema: string, name: string): Promise<Relation | undefined> {
+export async function findRelation(db: Queryable, schema: string, name: string): Promise<Relation | undefined> {
   const { rows } = await db.query(
     `SELECT c.oid::int AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -70,7 +70,7 @@ export async function findRelation(db: Database, schema: string, name: string): 
   return rows[0] as unknown as Relation | undefined;
 }
 
-export async function readConstraints(db: Database, oid: number): Promise<Constraint[]> {
+export async function readConstraints(db: Queryable, oid: number): Promise<Constraint[]> {
   const { rows } = await db.query(
     `SELECT con.conname AS name, con.contype::text AS type, pg_get_constraintdef(con.oid, true) AS definition,
             ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
@@ -100,7 +100,7 @@ export async function readConstraints(db: Database, oid: number): Promise<Constr
 }
 
 /** Columns in order with the state's attributes; `unique` and `references` only for single-column constraints. */
-export async function readColumns(db: Database, oid: number, constraints: Constraint[]): Promise<ColumnInfo[]> {
+export async function readColumns(db: Queryable, oid: number, constraints: Constraint[]): Promise<ColumnInfo[]> {
   const { rows } = await db.query(
     `SELECT a.attnum::int AS attnum, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null,
             pg_get_expr(d.adbin, d.adrelid) AS default
@@ -132,7 +132,7 @@ export interface IndexInfo extends Index {
   definition: string;
 }
 
-export async function readIndexes(db: Database, oid?: number): Promise<IndexInfo[]> {
+export async function readIndexes(db: Queryable, oid?: number): Promise<IndexInfo[]> {
   const { rows } = await db.query(
     `SELECT ci.relname AS name, n.nspname AS schema, ct.relname AS table, ix.indisunique AS unique,
             pg_get_indexdef(ix.indexrelid) AS definition,

@@ -36,6 +36,19 @@ export interface PgErrorInfo {
   hint?: string;
 }
 
+/**
+ * What the seeding, the snapshot and the tools need of a database, whichever Postgres serves it: PGlite in
+ * the sandbox (`Database`) or a server the user runs (`ExternalDatabase`, external.ts). `mode` as in `Request`.
+ */
+export interface Queryable {
+  /** One statement through the extended protocol (parameters, always as Postgres's text form). */
+  query(sql: string, params?: (string | null)[], mode?: 'plain' | 'read-only' | 'write'): Promise<Result>;
+  /** Any number of `;`-separated statements through the simple protocol: one result per statement, each
+   * with its own `affectedRows`. */
+  exec(sql: string, mode?: 'plain' | 'write'): Promise<Result[]>;
+  close(): Promise<void>;
+}
+
 export class PgError extends Error {
   constructor(readonly info: PgErrorInfo) {
     super(info.message);
@@ -119,7 +132,7 @@ export function pglite(): { path: string; version: string } {
 
 export class TimeoutError extends Error {}
 
-export class Database {
+export class Database implements Queryable {
   private worker: Worker | undefined;
   private opening: Promise<void> | undefined;
   private nextId = 0;
@@ -217,7 +230,15 @@ export class Database {
   /** Any number of `;`-separated statements through the simple protocol: one result per statement. */
   async exec(sql: string, mode: 'plain' | 'write' = 'plain', timeoutMs = STATEMENT_TIMEOUT_MS): Promise<Result[]> {
     await this.ensureOpen();
-    return (await this.send({ op: 'exec', sql, mode }, timeoutMs)) as Result[];
+    const results = (await this.send({ op: 'exec', sql, mode }, timeoutMs)) as Result[];
+    // PGlite reports affectedRows summed over the statements so far; each statement's own count is the step.
+    let before = 0;
+    return results.map((r) => {
+      const total = r.affectedRows ?? 0;
+      const own = total >= before ? total - before : total;
+      before = total;
+      return { ...r, affectedRows: own };
+    });
   }
 
   /** Shuts Postgres down cleanly (a shutdown checkpoint), so the directory can be copied or snapshotted. */

@@ -1,6 +1,8 @@
 /**
  * The `postgres` namespace's real server: Postgres itself (PGlite: Postgres compiled to WebAssembly, no
- * network, no install) with its data directory in the sandbox, `<sandbox>/pgdata`.
+ * network, no install) with its data directory in the sandbox, `<sandbox>/pgdata`; or, with
+ * `MCPBENCH_DATABASE_URL` set, a database of its own on a Postgres server the user runs (external.ts).
+ * Both are seeded by the same SQL (seed-sql.ts), read by the same catalog code and served by the same tools.
  *
  * Start-up cost is dominated by initdb, so seeding is done once per distinct state: `seedTemplate` builds a
  * closed data directory, which is cached under the OS temp folder by the canonical hash of the state (and the
@@ -27,8 +29,10 @@ import {
   splitTableName,
   stateTableName,
 } from './catalog.ts';
-import { Database, PgError, TimeoutError, pglite, type Result } from './database.ts';
-import { normalizeState, parseType, type Index, type PostgresState, type Table } from './state.ts';
+import { Database, PgError, TimeoutError, pglite, type Queryable, type Result } from './database.ts';
+import { createDatabase, databaseUrl, DATABASE_FILE, DATABASE_URL_ENV, dropDatabase, ExternalDatabase, readRecord, requireUrl, urlFor, writeRecord } from './external.ts';
+import { build } from './seed-sql.ts';
+import { normalizeState, type PostgresState } from './state.ts';
 
 export const DATA_DIR = 'pgdata';
 /** Rows a tool returns at most; the result says when more were cut. */
@@ -37,125 +41,6 @@ export const MAX_ROWS = 1000;
 const TEMPLATE_FORMAT = 1;
 
 // ---------------------------------------------------------------------------------------------- seeding
-
-/** A JSON value as Postgres's text input for a column of `type` (JSON columns take the value as JSON). */
-function textInput(value: unknown, type: string): string | null {
-  if (value === null || value === undefined) return null;
-  const { base, array } = parseType(type);
-  if ((base === 'json' || base === 'jsonb') && !array) return JSON.stringify(value);
-  if (Array.isArray(value)) return arrayLiteral(value);
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-function arrayLiteral(values: unknown[]): string {
-  const element = (v: unknown): string => {
-    if (v === null || v === undefined) return 'NULL';
-    if (Array.isArray(v)) return arrayLiteral(v);
-    const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-  };
-  return `{${values.map(element).join(',')}}`;
-}
-
-function sameColumns(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-/** CREATE TABLE with the constraints named as the (normalised) state's indexes name them. */
-function createTableSql(name: string, table: Table, indexes: Index[]): { sql: string; implied: Set<Index> } {
-  const implied = new Set<Index>();
-  const onTable = indexes.filter((i) => i.table === name && i.unique);
-  const lines = table.columns.map((c) => {
-    let line = `${quoteIdent(c.name)} ${c.type}`;
-    if (!c.nullable && !c.primary_key) line += ' NOT NULL';
-    if (c.default !== undefined) line += ` DEFAULT ${c.default}`;
-    if (c.unique && !c.primary_key) {
-      const index = onTable.find((i) => sameColumns(i.columns, [c.name]));
-      if (index) implied.add(index);
-      line += index ? ` CONSTRAINT ${quoteIdent(index.name)} UNIQUE` : ' UNIQUE';
-    }
-    return line;
-  });
-  const pk = table.columns.filter((c) => c.primary_key).map((c) => c.name);
-  if (pk.length) {
-    const index = onTable.find((i) => sameColumns(i.columns, pk));
-    if (index) implied.add(index);
-    lines.push(`${index ? `CONSTRAINT ${quoteIdent(index.name)} ` : ''}PRIMARY KEY (${pk.map(quoteIdent).join(', ')})`);
-  }
-  return { sql: `CREATE TABLE ${qualified(name)} (\n  ${lines.join(',\n  ')}\n)`, implied };
-}
-
-async function insertRows(db: Database, name: string, table: Table): Promise<void> {
-  const types = new Map(table.columns.map((c) => [c.name, c.type]));
-  // Consecutive rows with the same columns go in one multi-row INSERT, within Postgres's parameter limit.
-  let batch: Record<string, unknown>[] = [];
-  let batchColumns: string[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const params: (string | null)[] = [];
-    const tuples = batch.map((row) => `(${batchColumns.map((c) => {
-      params.push(textInput(row[c], types.get(c) ?? 'text'));
-      return `$${params.length}`;
-    }).join(', ')})`);
-    const columns = batchColumns.length ? `(${batchColumns.map(quoteIdent).join(', ')}) VALUES ${tuples.join(', ')}` : 'DEFAULT VALUES';
-    if (batchColumns.length) await db.query(`INSERT INTO ${qualified(name)} ${columns}`, params);
-    else for (let i = 0; i < batch.length; i++) await db.query(`INSERT INTO ${qualified(name)} DEFAULT VALUES`);
-    batch = [];
-  };
-  for (const row of table.rows) {
-    const columns = Object.keys(row);
-    if (!sameColumns(columns, batchColumns) || (batch.length + 1) * Math.max(1, columns.length) > 30_000) {
-      await flush();
-      batchColumns = columns;
-    }
-    batch.push(row);
-  }
-  await flush();
-}
-
-/** Builds a state into an open, empty database. */
-async function build(db: Database, state: PostgresState): Promise<void> {
-  const names = Object.keys(state.tables);
-  const schemas = [...new Set(names.map((n) => splitTableName(n)[0]).filter((s) => s !== 'public'))];
-  for (const schema of schemas) await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-  const implied = new Set<Index>();
-  for (const name of names) {
-    const created = createTableSql(name, state.tables[name]!, state.indexes);
-    for (const index of created.implied) implied.add(index);
-    await db.exec(created.sql);
-  }
-  for (const name of names) {
-    try {
-      await insertRows(db, name, state.tables[name]!);
-    } catch (error) {
-      if (error instanceof PgError) throw new PgError({ ...error.info, message: `seeding the rows of ${name}: ${error.info.message}` });
-      throw error;
-    }
-  }
-  // Foreign keys after the rows: tables may then be listed and filled in any order, cycles included. The
-  // constraint gets the name an inline REFERENCES would (`<table>_<column>_fkey`).
-  for (const name of names) {
-    for (const c of state.tables[name]!.columns) {
-      if (!c.references) continue;
-      const match = /^(.*)\((.*)\)$/.exec(c.references);
-      if (!match) continue;
-      await db.exec(`ALTER TABLE ${qualified(name)} ADD FOREIGN KEY (${quoteIdent(c.name)}) REFERENCES ${qualified(match[1]!)} (${quoteIdent(match[2]!)})`);
-    }
-  }
-  const createIndex = (index: Index) => {
-    const table = state.tables[index.table];
-    const key = index.columns.map((c) => (table?.columns.some((col) => col.name === c) ? quoteIdent(c) : `(${c})`));
-    return db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${qualified(index.table)} (${key.join(', ')})`);
-  };
-  const explicit = state.indexes.filter((i) => !implied.has(i));
-  for (const index of explicit.filter((i) => state.tables[i.table])) await createIndex(index);
-  if (state.setup_sql !== undefined && state.setup_sql.trim() !== '') await db.exec(state.setup_sql);
-  // Indexes on tables that setup_sql creates.
-  for (const index of explicit.filter((i) => !state.tables[i.table])) await createIndex(index);
-  // Planner statistics (and list_tables's row estimates) as a long-running database would have them.
-  await db.exec('ANALYZE');
-}
 
 function copyTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
@@ -226,14 +111,52 @@ export function templateFor(state: PostgresState): Promise<string> {
   return cached(join(cacheRoot(), key, DATA_DIR), (dir) => seedTemplate(state, dir));
 }
 
+/** A fresh database on the user's server, built from scratch (real Postgres builds a state in moments). */
+async function seedExternal(url: string, state: PostgresState, sandbox: string): Promise<void> {
+  // Seeding a sandbox again (`serve --state` on a used one) replaces its database.
+  await dispose(sandbox);
+  rmSync(join(sandbox, DATA_DIR), { recursive: true, force: true });
+  const record = await createDatabase(url, sandbox);
+  writeRecord(sandbox, record);
+  try {
+    const db = await ExternalDatabase.connect(urlFor(url, record.database));
+    try {
+      await build(db, state);
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    await dispose(sandbox).catch(() => undefined);
+    throw error;
+  }
+}
+
 export async function seed(state: PostgresState, sandbox: string): Promise<void> {
+  const url = databaseUrl();
+  if (url) return seedExternal(url, state, sandbox);
+  rmSync(join(sandbox, DATABASE_FILE), { force: true });
   cloneSandbox(await templateFor(state), sandbox);
+}
+
+/** The sandbox's database, wherever the seed put it. */
+async function openSandbox(sandbox: string): Promise<Queryable> {
+  const record = readRecord(sandbox);
+  if (record) return ExternalDatabase.connect(urlFor(requireUrl(record), record.database));
+  return Database.open(join(sandbox, DATA_DIR));
+}
+
+/** Drops the sandbox's database on the user's server (after the snapshot); PGlite's goes with the folder. */
+export async function dispose(sandbox: string): Promise<void> {
+  const record = readRecord(sandbox);
+  if (!record) return;
+  await dropDatabase(requireUrl(record), record.database);
+  rmSync(join(sandbox, DATABASE_FILE), { force: true });
 }
 
 // --------------------------------------------------------------------------------------------- snapshot
 
 export async function snapshot(sandbox: string): Promise<PostgresState> {
-  const db = await Database.open(join(sandbox, DATA_DIR));
+  const db = await openSandbox(sandbox);
   try {
     const tables: PostgresState['tables'] = {};
     for (const relation of await listRelations(db, ['r', 'p'])) {
@@ -277,7 +200,7 @@ function rowsResult(result: Result): { rows: Record<string, unknown>[]; row_coun
   return { rows, row_count: result.rows.length, ...(result.rows.length > MAX_ROWS ? { truncated: true as const } : {}) };
 }
 
-async function describeTable(db: Database, schema: string, table: string): Promise<unknown> {
+async function describeTable(db: Queryable, schema: string, table: string): Promise<unknown> {
   const relation = await findRelation(db, schema, table);
   if (!relation) throw new PgError({ message: `relation "${schema}.${table}" does not exist`, code: '42P01' });
   const constraints = await readConstraints(db, relation.oid);
@@ -299,7 +222,7 @@ async function describeTable(db: Database, schema: string, table: string): Promi
   };
 }
 
-async function listTables(db: Database, schema: string): Promise<unknown> {
+async function listTables(db: Queryable, schema: string): Promise<unknown> {
   const relations = await listRelations(db, ['r', 'p', 'v', 'm', 'f'], schema);
   if (!relations.length) {
     const { rows } = await db.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
@@ -320,29 +243,22 @@ async function listTables(db: Database, schema: string): Promise<unknown> {
 
 const COUNTED = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
 
-async function executeSql(db: Database, sql: string): Promise<unknown> {
+async function executeSql(db: Queryable, sql: string): Promise<unknown> {
   const results = await db.exec(sql, 'write');
-  // PGlite reports affectedRows summed over the statements so far; each statement's own count is the step.
-  let before = 0;
   return {
-    statements: results.map((r) => {
-      const total = r.affectedRows ?? 0;
-      const own = total >= before ? total - before : total;
-      before = total;
-      return {
-        ...(r.command ? { command: r.command } : {}),
-        ...(r.command && COUNTED.has(r.command) ? { rows_affected: own } : {}),
-        // RETURNING (or a SELECT among the statements): the rows it produced.
-        ...(r.fields.length ? rowsResult(r) : {}),
-      };
-    }),
+    statements: results.map((r) => ({
+      ...(r.command ? { command: r.command } : {}),
+      ...(r.command && COUNTED.has(r.command) ? { rows_affected: r.affectedRows ?? 0 } : {}),
+      // RETURNING (or a SELECT among the statements): the rows it produced.
+      ...(r.fields.length ? rowsResult(r) : {}),
+    })),
   };
 }
 
 export async function createServer(sandbox: string, version: string): Promise<Server> {
   const info = (await loadRegistry()).get('postgres');
   if (!info) throw new Error('the postgres namespace file is missing');
-  const db = await Database.open(join(sandbox, DATA_DIR));
+  const db = await openSandbox(sandbox);
   const server = new Server({ name: 'mcpbench-postgres', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
 
@@ -386,4 +302,16 @@ export async function createServer(sandbox: string, version: string): Promise<Se
   return server;
 }
 
-export const runtime: NamespaceRuntime<PostgresState> = { seed, snapshot, createServer };
+/**
+ * A server on a sandbox seeded on the user's Postgres reaches it over the network, with the URL (not stored
+ * in the sandbox) in its environment; one on PGlite needs neither.
+ */
+export function network(sandbox: string): { env: Record<string, string> } | undefined {
+  const record = readRecord(sandbox);
+  return record ? { env: { [DATABASE_URL_ENV]: requireUrl(record) } } : undefined;
+}
+
+export const runtime: NamespaceRuntime<PostgresState> & {
+  dispose(sandbox: string): Promise<void>;
+  network(sandbox: string): { env: Record<string, string> } | undefined;
+} = { seed, snapshot, createServer, dispose, network };
