@@ -1,6 +1,7 @@
 /**
  * Emits schemas/task.schema.json and schemas/server.schema.json from the zod definitions in
- * server/src/tasks/model.ts. `npm run schemas` writes them; test/schemas.test.ts fails when the committed
+ * server/src/tasks/model.ts, and schemas/template.schema.json and schemas/batch.schema.json from
+ * server/src/generator/model.ts. `npm run schemas` writes them; test/schemas.test.ts fails when the committed
  * files differ from a fresh emission.
  */
 import { writeFileSync } from 'node:fs';

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { BatchManifestSchema, TemplateSchema } from '../generator/model.ts';
 import { ServerFileSchema, TaskSchema } from './model.ts';
 
 export const TASK_SCHEMA_ID = 'https://mcpbench.dev/schemas/task.schema.json';
 export const SERVER_SCHEMA_ID = 'https://mcpbench.dev/schemas/server.schema.json';
+export const TEMPLATE_SCHEMA_ID = 'https://mcpbench.dev/schemas/template.schema.json';
+export const BATCH_SCHEMA_ID = 'https://mcpbench.dev/schemas/batch.schema.json';
 
 /** The JSON Schemas (2020-12) emitted from the zod model, by file name under schemas/. */
 export function emitJsonSchemas(): Record<string, Record<string, unknown>> {
@@ -14,5 +17,7 @@ export function emitJsonSchemas(): Record<string, Record<string, unknown>> {
   return {
     'task.schema.json': emit(TaskSchema, TASK_SCHEMA_ID),
     'server.schema.json': emit(ServerFileSchema, SERVER_SCHEMA_ID),
+    'template.schema.json': emit(TemplateSchema, TEMPLATE_SCHEMA_ID),
+    'batch.schema.json': emit(BatchManifestSchema, BATCH_SCHEMA_ID),
   };
 }

@@ -1,0 +1,153 @@
+/**
+ * Review batches: `batches/<template id>-<seed>/` holds one file per candidate and `batch.json`, the manifest
+ * (schemas/batch.schema.json) that the review step reads and writes. `writeBatch` lays a generation out;
+ * `checkBatch` self-tests the candidates with the runner (as `mcpbench check` does) and records each result in
+ * the manifest. A batch that already carries review decisions is never overwritten.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Registry } from '../mcp/registry.ts';
+import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck, type TaskCheck } from '../runner/check.ts';
+import { Journal, type RunConfig } from '../runner/journal.ts';
+import { executeRun, loadTasks } from '../runner/run.ts';
+import type { SandboxBackend } from '../runner/sandbox.ts';
+import type { RunEvent } from '../runner/types.ts';
+import type { GenerateResult } from './generate.ts';
+import { BatchManifestSchema, type BatchManifest, type Template } from './model.ts';
+
+export const BATCH_FILE = 'batch.json';
+export const CHECK_RUN_FOLDER = 'check';
+const BATCH_SCHEMA_LINK = '../../schemas/batch.schema.json';
+
+export class BatchError extends Error {}
+
+export function batchDirectory(outDir: string, templateId: string, seed: number): string {
+  return join(outDir, `${templateId}-${seed}`);
+}
+
+export function readBatchManifest(directory: string): BatchManifest {
+  const file = join(directory, BATCH_FILE);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new BatchError(`${file}: cannot read the batch manifest: ${(error as Error).message}`);
+  }
+  const parsed = BatchManifestSchema.safeParse(value);
+  if (!parsed.success) throw new BatchError(`${file}: not a batch manifest: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+export function writeBatchManifest(directory: string, manifest: BatchManifest): void {
+  writeFileSync(join(directory, BATCH_FILE), JSON.stringify(manifest, null, 2) + '\n');
+}
+
+export interface WriteBatchOptions {
+  directory: string;
+  template: Template;
+  /** The template file as the manifest should name it (relative to where generate ran). */
+  templateFile: string;
+  seed: number;
+  count: number;
+  result: GenerateResult;
+  now?: Date;
+}
+
+/**
+ * Writes the candidates and the manifest. An earlier unreviewed batch in the folder is replaced (the same
+ * seed writes the same files); a batch with any review decision is refused.
+ */
+export function writeBatch(options: WriteBatchOptions): BatchManifest {
+  const { directory, result } = options;
+  if (existsSync(join(directory, BATCH_FILE))) {
+    const previous = readBatchManifest(directory);
+    const reviewed = previous.candidates.filter((c) => c.review).length;
+    if (reviewed) throw new BatchError(`${directory} holds a batch with ${reviewed} reviewed candidate(s): finish that review, or generate with another seed or --out`);
+    for (const c of previous.candidates) rmSync(join(directory, c.file), { force: true });
+    rmSync(join(directory, CHECK_RUN_FOLDER), { recursive: true, force: true });
+  }
+  mkdirSync(directory, { recursive: true });
+  const manifest: BatchManifest = {
+    $schema: BATCH_SCHEMA_LINK,
+    template: { id: options.template.id, version: options.template.version, file: options.templateFile },
+    seed: options.seed,
+    count: options.count,
+    created_at: (options.now ?? new Date()).toISOString(),
+    dropped: { ...result.dropped },
+    invalid: result.invalid.map((c) => ({
+      task_id: c.task.id,
+      seed: c.seed,
+      problems: c.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.start.line + 1}:${d.start.character + 1} ${d.code} ${d.message}`),
+    })),
+    candidates: result.candidates.map((c) => ({
+      file: `${c.task.id}.json`,
+      task_id: c.task.id,
+      sha256: c.sha256,
+      parameters: c.parameters,
+      seed: c.seed,
+      lint: { errors: c.errors, warnings: c.warnings },
+    })),
+  };
+  for (const c of result.candidates) writeFileSync(join(directory, `${c.task.id}.json`), c.text);
+  writeBatchManifest(directory, manifest);
+  return manifest;
+}
+
+export interface CheckBatchOptions {
+  registry: Registry;
+  seed: number;
+  concurrency: number;
+  backend: SandboxBackend;
+  version: string;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+/**
+ * Runs check on every candidate of the batch (journal in `<batch>/check/`), records `check` per candidate in
+ * the manifest, and returns the per-task verdicts. An interrupted check records nothing.
+ */
+export async function checkBatch(directory: string, options: CheckBatchOptions): Promise<{ checks: TaskCheck[]; interrupted: boolean; manifest: BatchManifest }> {
+  const manifest = readBatchManifest(directory);
+  const tasks = loadTasks(manifest.candidates.map((c) => join(directory, c.file)), options.registry);
+  const runDirectory = join(directory, CHECK_RUN_FOLDER);
+  rmSync(runDirectory, { recursive: true, force: true });
+  const runId = `check-${manifest.template.id}-${manifest.seed}`;
+  const config: RunConfig = {
+    run_id: runId,
+    created_at: new Date().toISOString(),
+    task_files: tasks.map((t) => t.file),
+    tasks: tasks.map((t) => t.task.id),
+    agent: 'check',
+    fault_profile: 'check',
+    perturbation: 'none',
+    trials: 1,
+    seed: options.seed,
+    concurrency: options.concurrency,
+    sandbox: options.backend,
+  };
+  const journal = Journal.create(runDirectory, { ...config, version: options.version } as RunConfig);
+  const specs = planCheck(tasks, options.seed);
+  options.onEvent?.({ type: 'run-started', run_id: runId, tasks: config.tasks, episodes: specs.length, agent: 'check', fault_profile: 'check', seed: options.seed });
+  const outcome = await executeRun(specs, {
+    journal,
+    concurrency: options.concurrency,
+    runId,
+    registry: options.registry,
+    seed: options.seed,
+    backend: options.backend,
+    faultOptions: CHECK_FAULT_OPTIONS,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  const checks = judgeCheck(tasks, journal.results());
+  if (outcome.interrupted) return { checks, interrupted: true, manifest };
+  const byId = new Map(checks.map((c) => [c.task_id, c]));
+  for (const candidate of manifest.candidates) {
+    const check = byId.get(candidate.task_id);
+    if (check) candidate.check = { ok: check.ok, problems: check.problems };
+  }
+  manifest.check_run = CHECK_RUN_FOLDER;
+  writeBatchManifest(directory, manifest);
+  return { checks, interrupted: false, manifest };
+}
