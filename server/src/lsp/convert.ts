@@ -21,14 +21,17 @@ export function toLspDiagnostic(d: Diagnostic): LspDiagnostic {
 
 export function toCodeActions(uri: string, document: JsonDocument, diagnostic: LspDiagnostic): CodeAction[] {
   const fixes = (diagnostic.data as { fixes?: Fix[] } | undefined)?.fixes ?? [];
-  return fixes.map((fix, i) => {
-    const edits: TextEdit[] = fix.edits.map((e) => ({
-      range: { start: document.positionAt(e.offset), end: document.positionAt(e.offset + e.length) },
-      newText: e.newText,
-    }));
-    const action = CodeAction.create(fix.title, { changes: { [uri]: edits } }, CodeActionKind.QuickFix);
-    action.diagnostics = [diagnostic];
-    action.isPreferred = i === 0;
-    return action;
-  });
+  return fixes.map((fix, i) => fixToCodeAction(uri, document, fix, [diagnostic], i === 0));
+}
+
+/** An engine fix (offset edits) as a quick fix on `uri`, resolving the diagnostics it answers. */
+export function fixToCodeAction(uri: string, document: JsonDocument, fix: Fix, diagnostics: LspDiagnostic[], preferred: boolean): CodeAction {
+  const edits: TextEdit[] = fix.edits.map((e) => ({
+    range: { start: document.positionAt(e.offset), end: document.positionAt(e.offset + e.length) },
+    newText: e.newText,
+  }));
+  const action = CodeAction.create(fix.title, { changes: { [uri]: edits } }, CodeActionKind.QuickFix);
+  if (diagnostics.length) action.diagnostics = diagnostics;
+  action.isPreferred = preferred;
+  return action;
 }
