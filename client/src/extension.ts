@@ -1,30 +1,99 @@
 /**
- * The VS Code extension: starts the MCPBench language server for task files. Nothing but VS Code UI over the
- * engine; the server and the CLI do the work.
+ * The VS Code extension: nothing but VS Code UI over the engine. The language server lints; the `mcpbench`
+ * CLI runs tasks, and the Test Explorer, the runner panel and the commands render its event stream.
  */
 import * as path from 'node:path';
-import type { ExtensionContext } from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import * as vscode from 'vscode';
+import type { MCPBenchExtensionApi } from './api.ts';
+import { CliLauncher } from './cli-launcher.ts';
+import { LanguageServerHost } from './language-client.ts';
+import { LanguageModelAgent } from './lm-agent.ts';
+import { openReport, RunnerPanel } from './runner-panel.ts';
+import { listRuns } from './run-history.ts';
+import { pickFaultProfile, TaskTestExplorer } from './testing.ts';
 
-let client: LanguageClient | undefined;
+export { TASK_FILE_SELECTOR } from './language-client.ts';
+export type { MCPBenchExtensionApi } from './api.ts';
 
-/** Task files: JSON under a `tasks/` folder, or named `*.task.json`. */
-export const TASK_FILE_SELECTOR = [
-  { language: 'json', pattern: '**/tasks/**/*.json' },
-  { language: 'json', pattern: '**/*.task.json' },
-];
+let server: LanguageServerHost | undefined;
 
-export async function activate(context: ExtensionContext): Promise<void> {
-  const module = context.asAbsolutePath(path.join('dist', 'server.js'));
-  const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc },
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+/** Code lenses pass the document URI as a string (LSP commands carry JSON); the palette passes nothing. */
+function taskUri(argument: unknown): vscode.Uri | undefined {
+  if (argument instanceof vscode.Uri) return argument;
+  if (typeof argument === 'string' && argument) return vscode.Uri.parse(argument);
+  const uri = (argument as { uri?: unknown } | undefined)?.uri;
+  if (uri instanceof vscode.Uri) return uri;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active) return active;
+  void vscode.window.showWarningMessage('MCPBench: open a task file first.');
+  return undefined;
+}
+
+/** A context key for `when` clauses, and a fresh look whenever the set of chat models changes. */
+async function trackLanguageModels(context: vscode.ExtensionContext): Promise<void> {
+  const update = async () => {
+    const available = (await LanguageModelAgent.availableModels()).length > 0;
+    await vscode.commands.executeCommand('setContext', 'mcpbench.languageModelAvailable', available);
+    if (!available && vscode.workspace.getConfiguration('mcpbench').get('defaultAgent') === 'vscode-lm') {
+      void vscode.window.showWarningMessage('MCPBench: mcpbench.defaultAgent is vscode-lm, but no VS Code language model is available.');
+    }
   };
-  const clientOptions: LanguageClientOptions = { documentSelector: TASK_FILE_SELECTOR };
-  client = new LanguageClient('mcpbench', 'MCPBench', serverOptions, clientOptions);
-  await client.start();
+  if (vscode.lm?.onDidChangeChatModels) context.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void update()));
+  await update();
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<MCPBenchExtensionApi> {
+  const output = vscode.window.createOutputChannel('MCPBench', { log: true });
+  const launcher = new CliLauncher(context, output);
+  const lmAgent = new LanguageModelAgent(output);
+  const tests = new TaskTestExplorer(launcher, lmAgent);
+  const panel = new RunnerPanel(context, tests.onRunBroadcast);
+  server = new LanguageServerHost(context, output);
+  context.subscriptions.push(output, lmAgent, tests, panel, server);
+
+  const runFromCommand = async (argument: unknown, profile: 'run' | 'faults' | 'check', faults?: string) => {
+    const uri = taskUri(argument);
+    if (!uri) return undefined;
+    void panel.show(true);
+    return tests.runTests([uri], profile, faults ? { faults } : {});
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('mcpbench.runTask', (argument?: unknown) => runFromCommand(argument, 'run')),
+    vscode.commands.registerCommand('mcpbench.runTaskWithFaults', async (argument?: unknown, profile?: unknown) => {
+      const faults = typeof profile === 'string' ? profile : await pickFaultProfile();
+      return faults ? runFromCommand(argument, 'faults', faults) : undefined;
+    }),
+    vscode.commands.registerCommand('mcpbench.checkTask', (argument?: unknown) => runFromCommand(argument, 'check')),
+    vscode.commands.registerCommand('mcpbench.showRunnerPanel', () => panel.show()),
+    vscode.commands.registerCommand('mcpbench.openReport', async (argument?: unknown) => {
+      if (typeof argument === 'string' && argument) return openReport(argument);
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      const runs = folder ? listRuns(path.join(folder.uri.fsPath, 'runs')).filter((r) => r.report) : [];
+      if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
+      const picked = await vscode.window.showQuickPick(
+        runs.map((r) => ({ label: r.id, description: `${r.agent}, faults ${r.fault_profile}: ${r.passed}/${r.episodes} passed`, directory: r.directory })),
+        { title: 'Open the report of a run' },
+      );
+      if (picked) await openReport(picked.directory);
+    }),
+    vscode.commands.registerCommand('mcpbench.restartServer', () => server?.restart()),
+    vscode.commands.registerCommand('mcpbench.showOutput', () => output.show(true)),
+  );
+
+  await tests.discover();
+  void trackLanguageModels(context);
+  await server.start();
+
+  return {
+    testController: tests.controller,
+    runTests: (uris, profile) => tests.runTests(uris, profile),
+    showRunnerPanel: () => panel.show(),
+    languageClient: () => server?.languageClient,
+    coverageOf: (uri) => tests.coverageOf(uri),
+  };
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await server?.stop();
 }

@@ -1,0 +1,25 @@
+/** What `activate` returns: the surface the extension tests (client/test/) drive. */
+import type * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+
+export type TestProfileName = 'run' | 'faults' | 'check';
+
+export interface TaskRunOutcome {
+  /** The task's id. */
+  id: string;
+  state: 'passed' | 'failed' | 'errored' | 'skipped';
+  message?: string;
+}
+
+export interface MCPBenchExtensionApi {
+  testController: vscode.TestController;
+  /** Runs the task files through the Test Explorer (so results, output and coverage show there too). */
+  runTests(uris: vscode.Uri[], profile: TestProfileName): Promise<TaskRunOutcome[]>;
+  showRunnerPanel(): Promise<vscode.WebviewPanel>;
+  languageClient(): LanguageClient | undefined;
+  /**
+   * The statement coverage the last coverage run added for a file (VS Code has no API to read a run's
+   * coverage back): one statement per predicate leaf and `any` branch, in predicate order.
+   */
+  coverageOf(uri: vscode.Uri): vscode.StatementCoverage[] | undefined;
+}

@@ -1,0 +1,38 @@
+/** Starts the `mcpbench` CLI for the extension: which binary, which Node, which folder. */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RunEvent } from '../../server/src/runner/types.ts';
+import { cliCommand } from './cli-args.ts';
+import { startCli, type CliRun } from './cli-process.ts';
+import { cliPathSetting } from './settings.ts';
+
+export class CliLauncher {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+  ) {}
+
+  /** The workspace folder runs are started in (their `runs/` folder goes there). */
+  cwdFor(files: vscode.Uri[]): string {
+    const folder = (files[0] && vscode.workspace.getWorkspaceFolder(files[0])) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder?.uri.fsPath ?? (files[0] ? path.dirname(files[0].fsPath) : process.cwd());
+  }
+
+  start(args: string[], cwd: string, onEvent: (event: RunEvent) => void, onLog?: (text: string) => void): CliRun {
+    const { command, args: argv } = cliCommand(cliPathSetting() ?? this.context.asAbsolutePath(path.join('dist', 'cli.js')), process.execPath, args);
+    this.output.appendLine(`$ ${[command, ...argv].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}   (in ${cwd})`);
+    return startCli({
+      command,
+      args: argv,
+      cwd,
+      // In desktop VS Code process.execPath is the Electron binary; this makes it behave as plain Node (and
+      // is inherited by the MCP servers the CLI starts the same way). Plain Node ignores it.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      onEvent,
+      onLog: (text) => {
+        this.output.append(text);
+        onLog?.(text);
+      },
+    });
+  }
+}

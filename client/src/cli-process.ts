@@ -1,0 +1,74 @@
+/**
+ * One CLI process whose stdout is a RunEvent stream. Cancelling sends SIGINT first (the CLI then stops its
+ * episodes, closes their servers and keeps what finished), and SIGKILL when it has not exited after a grace
+ * period.
+ */
+import { spawn } from 'node:child_process';
+import type { RunEvent } from '../../server/src/runner/types.ts';
+import { JsonlEventReader } from './run-events.ts';
+
+export interface CliRunOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  onEvent: (event: RunEvent) => void;
+  /** stderr text and stdout lines that are not events. */
+  onLog?: (text: string) => void;
+  /** How long SIGINT gets before SIGKILL. */
+  killGraceMs?: number;
+}
+
+export interface CliExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all. */
+  error?: Error;
+  cancelled: boolean;
+}
+
+export interface CliRun {
+  pid: number | undefined;
+  exited: Promise<CliExit>;
+  cancel(): void;
+}
+
+export function startCli(options: CliRunOptions): CliRun {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = options.onLog ?? (() => undefined);
+  const reader = new JsonlEventReader(options.onEvent, (line) => log(line + '\n'));
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => reader.push(chunk));
+  child.stderr.on('data', (chunk: string) => log(chunk));
+  let cancelled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const exited = new Promise<CliExit>((resolve) => {
+    let startError: Error | undefined;
+    child.on('error', (error) => {
+      startError = error;
+      // 'close' may never come when spawning failed.
+      if (child.pid === undefined) resolve({ code: null, signal: null, error, cancelled });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer);
+      reader.end();
+      resolve({ code, signal, cancelled, ...(startError ? { error: startError } : {}) });
+    });
+  });
+  return {
+    pid: child.pid,
+    exited,
+    cancel() {
+      if (cancelled || child.exitCode !== null || child.signalCode !== null) return;
+      cancelled = true;
+      child.kill('SIGINT');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), options.killGraceMs ?? 5000);
+      killTimer.unref();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * From a RunEvent stream to one outcome per task, which is what a test item shows. A task is done when all
+ * its scored episodes have finished (trials × variants, from `run-started`); an infrastructure error is
+ * retried by the runner, so it only makes a task `errored` when the run ends without a scored episode.
+ * For `check`, the verdict per task comes from the `run-finished` event's `scores.checks`.
+ */
+import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
+import type { CoverageItemLike } from './coverage-ranges.ts';
+import { episodeMessage } from './verdict-text.ts';
+
+export type OutcomeState = 'passed' | 'failed' | 'errored' | 'skipped';
+
+export interface TaskOutcome {
+  taskId: string;
+  state: OutcomeState;
+  message?: string;
+  durationMs: number;
+  results: EpisodeResult[];
+}
+
+/** The part of a TaskCheck (server/src/runner/check.ts) the editor reads. */
+export interface CheckSummary {
+  task_id: string;
+  file: string;
+  ok: boolean;
+  problems: string[];
+  coverage: { paths: { covered: number; total: number }; leaves: { covered: number; total: number }; items: CoverageItemLike[] };
+}
+
+export function checksOf(event: Extract<RunEvent, { type: 'run-finished' }>): CheckSummary[] {
+  const checks = (event.scores as { checks?: unknown } | null | undefined)?.checks;
+  return Array.isArray(checks) ? (checks as CheckSummary[]) : [];
+}
+
+interface TaskState {
+  expected: number;
+  results: EpisodeResult[];
+  infra: EpisodeResult[];
+  started: boolean;
+  done: boolean;
+}
+
+export interface TrackerUpdate {
+  started: string[];
+  finished: TaskOutcome[];
+  checks: CheckSummary[];
+}
+
+export class RunOutcomeTracker {
+  private readonly tasks = new Map<string, TaskState>();
+
+  constructor(private readonly mode: 'run' | 'check') {}
+
+  /** The tasks the run was asked for, so a run that dies before its first event still accounts for each. */
+  expect(taskIds: string[]): void {
+    for (const id of taskIds) this.state(id);
+  }
+
+  private state(taskId: string): TaskState {
+    let state = this.tasks.get(taskId);
+    if (!state) this.tasks.set(taskId, (state = { expected: 1, results: [], infra: [], started: false, done: false }));
+    return state;
+  }
+
+  onEvent(event: RunEvent): TrackerUpdate {
+    const update: TrackerUpdate = { started: [], finished: [], checks: [] };
+    switch (event.type) {
+      case 'run-started': {
+        const perTask = event.tasks.length ? Math.max(1, Math.round(event.episodes / event.tasks.length)) : 1;
+        for (const id of event.tasks) this.state(id).expected = perTask;
+        break;
+      }
+      case 'episode-started': {
+        const state = this.state(event.key.task_id);
+        if (!state.started) {
+          state.started = true;
+          update.started.push(event.key.task_id);
+        }
+        break;
+      }
+      case 'episode-finished': {
+        const result = event.result;
+        const state = this.state(result.task_id);
+        if (result.status === 'infra_error') state.infra.push(result);
+        else state.results.push(result);
+        if (this.mode === 'run' && !state.done && state.results.length >= state.expected) {
+          state.done = true;
+          update.finished.push(runOutcome(result.task_id, state));
+        }
+        break;
+      }
+      case 'run-finished': {
+        if (this.mode !== 'check') break;
+        for (const check of checksOf(event)) {
+          update.checks.push(check);
+          const state = this.state(check.task_id);
+          if (state.done) continue;
+          state.done = true;
+          update.finished.push({
+            taskId: check.task_id,
+            state: check.ok ? 'passed' : 'failed',
+            ...(check.ok ? {} : { message: checkMessage(check) }),
+            durationMs: sumDurations(state.results),
+            results: state.results,
+          });
+        }
+        break;
+      }
+    }
+    return update;
+  }
+
+  /** The process ended: every task not yet decided gets its outcome from what did arrive. */
+  finish(reason: string): TaskOutcome[] {
+    const outcomes: TaskOutcome[] = [];
+    for (const [taskId, state] of this.tasks) {
+      if (state.done) continue;
+      state.done = true;
+      if (state.results.length && this.mode === 'run') outcomes.push(runOutcome(taskId, state));
+      else if (state.infra.length) {
+        const last = state.infra[state.infra.length - 1]!;
+        outcomes.push({ taskId, state: 'errored', message: episodeMessage(last), durationMs: sumDurations(state.infra), results: state.infra });
+      } else if (state.started || state.results.length) outcomes.push({ taskId, state: 'errored', message: reason, durationMs: sumDurations(state.results), results: state.results });
+      else outcomes.push({ taskId, state: 'skipped', message: reason, durationMs: 0, results: [] });
+    }
+    return outcomes;
+  }
+}
+
+const sumDurations = (results: EpisodeResult[]) => results.reduce((sum, r) => sum + (r.duration_ms ?? 0), 0);
+
+/** Passed when every scored episode passed (pass^k: all k trials), failed otherwise. */
+function runOutcome(taskId: string, state: TaskState): TaskOutcome {
+  const failed = state.results.filter((r) => !r.passed);
+  return {
+    taskId,
+    state: failed.length ? 'failed' : 'passed',
+    ...(failed.length ? { message: failed.map(episodeMessage).join('\n\n') } : {}),
+    durationMs: sumDurations(state.results),
+    results: state.results,
+  };
+}
+
+export function checkMessage(check: CheckSummary): string {
+  const lines = check.problems.map((p) => `- ${p}`);
+  const { paths, leaves } = check.coverage;
+  lines.push(`Coverage: ${paths.covered}/${paths.total} solution paths, ${leaves.covered}/${leaves.total} leaves witnessed`);
+  return lines.join('\n');
+}

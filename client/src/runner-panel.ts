@@ -1,0 +1,152 @@
+/**
+ * The runner panel: a webview (client/webview/) showing the live trace of the current run, the verdict trees,
+ * the scores and the report link, and the workspace's past runs. The extension only forwards RunEvents and
+ * reads `runs/`; the page draws.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RunEvent } from '../../server/src/runner/types.ts';
+import { listRuns, readResults } from './run-history.ts';
+import type { RunBroadcast } from './testing.ts';
+
+/** Messages the page sends. */
+type FromPage = { type: 'ready' } | { type: 'openReport'; directory: string } | { type: 'loadRun'; directory: string } | { type: 'refreshHistory' };
+
+export class RunnerPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  /** The current run's messages, replayed when the panel opens (or reloads) mid-run. */
+  private current: unknown[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    onRunBroadcast: vscode.Event<RunBroadcast>,
+  ) {
+    onRunBroadcast((message) => this.onBroadcast(message), undefined, this.disposables);
+  }
+
+  private onBroadcast(message: RunBroadcast): void {
+    if (message.type === 'begin') this.current = [];
+    this.current.push(message);
+    this.post(message);
+    if (message.type === 'end') this.postHistory();
+  }
+
+  private post(message: unknown): void {
+    if (this.panel && this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private runsDirectory(): string | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    return folder && path.join(folder.uri.fsPath, 'runs');
+  }
+
+  private postHistory(): void {
+    const directory = this.runsDirectory();
+    this.post({ type: 'history', runs: directory ? listRuns(directory) : [] });
+  }
+
+  async show(preserveFocus = false): Promise<vscode.WebviewPanel> {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+      return this.panel;
+    }
+    const webviewRoot = vscode.Uri.joinPath(this.context.extensionUri, 'client', 'webview');
+    const panel = vscode.window.createWebviewPanel('mcpbench.runner', 'MCPBench Runner', { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [webviewRoot],
+    });
+    this.panel = panel;
+    this.ready = false;
+    panel.webview.html = this.html(panel.webview, webviewRoot);
+    panel.webview.onDidReceiveMessage((message: FromPage) => this.onPageMessage(message), undefined, this.disposables);
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    }, undefined, this.disposables);
+    return panel;
+  }
+
+  private html(webview: vscode.Webview, root: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const template = readFileSync(path.join(root.fsPath, 'runner.html'), 'utf8');
+    const values: Record<string, string> = {
+      cspSource: webview.cspSource,
+      nonce,
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'runner.css')).toString(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'runner.js')).toString(),
+    };
+    return template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? '');
+  }
+
+  private onPageMessage(message: FromPage): void {
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        for (const m of this.current) this.post(m);
+        this.postHistory();
+        break;
+      case 'refreshHistory':
+        this.postHistory();
+        break;
+      case 'openReport':
+        void openReport(message.directory);
+        break;
+      case 'loadRun':
+        this.loadRun(message.directory);
+        break;
+    }
+  }
+
+  /** A past run shown like a live one: its journal as episode-finished events, its scores from report.json. */
+  private loadRun(directory: string): void {
+    const runs = this.runsDirectory();
+    // Only folders of this workspace's runs/: the page is not trusted to name arbitrary paths.
+    if (!runs || path.relative(runs, directory).startsWith('..')) return;
+    const results = readResults(directory);
+    const runId = path.basename(directory);
+    const events: RunEvent[] = results.map((result) => ({ type: 'episode-finished', run_id: runId, result }));
+    let scores: unknown = null;
+    const reportJson = path.join(directory, 'report.json');
+    if (existsSync(reportJson)) {
+      try {
+        scores = (JSON.parse(readFileSync(reportJson, 'utf8')) as { scores?: unknown }).scores ?? null;
+      } catch {
+        scores = null;
+      }
+    }
+    events.push({ type: 'run-finished', run_id: runId, directory, scores });
+    this.post({ type: 'begin', title: `History: ${runId}`, kind: 'history' });
+    for (const event of events) this.post({ type: 'event', event });
+    this.post({ type: 'end' });
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/**
+ * Opens `<run>/report.html`: in the system browser on a desktop, else (a remote or web workbench, where the
+ * browser cannot reach the file) in a webview; the report is self-contained.
+ */
+export async function openReport(runDirectory: string): Promise<void> {
+  const file = runDirectory.endsWith('.html') ? runDirectory : path.join(runDirectory, 'report.html');
+  if (!existsSync(file)) {
+    void vscode.window.showWarningMessage(`MCPBench: no report at ${file} (the run may have been interrupted).`);
+    return;
+  }
+  if (vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName) {
+    if (await vscode.env.openExternal(vscode.Uri.file(file))) return;
+  }
+  const panel = vscode.window.createWebviewPanel('mcpbench.report', `Report ${path.basename(path.dirname(file))}`, vscode.ViewColumn.Active, {
+    enableScripts: true,
+    localResourceRoots: [],
+  });
+  panel.webview.html = readFileSync(file, 'utf8');
+}

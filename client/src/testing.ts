@@ -1,0 +1,339 @@
+/**
+ * The Test Explorer: every task file is a test item under namespace → category; the profiles Run, Run with
+ * faults, Check and Check with coverage start the CLI for the selected tasks and map its RunEvents onto the
+ * test run (states, durations, the trace as test output, the verdict tree as the failure message, predicate
+ * coverage as statement coverage).
+ */
+import { readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { TaskRunOutcome, TestProfileName } from './api.ts';
+import { checkArgs, FAULT_PROFILE_CHOICES, runArgs, SettingsError } from './cli-args.ts';
+import type { CliLauncher } from './cli-launcher.ts';
+import { coverageRanges, rangeOfPath } from './coverage-ranges.ts';
+import { RunOutcomeTracker, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
+import { readRunSettings } from './settings.ts';
+import { groupTasks, isTaskFile, readTaskHeader, type TaskEntry } from './task-tree.ts';
+import { formatCall } from './verdict-text.ts';
+
+export const TASK_GLOB = '{**/tasks/**/*.json,**/*.task.json}';
+const EXCLUDE_GLOB = '{**/node_modules/**,**/runs/**,**/dist/**,**/*.template.json}';
+
+/** What the runner panel hears: a run beginning, then its events as they arrive. */
+export type RunBroadcast = { type: 'begin'; title: string; kind: TestProfileName } | { type: 'event'; event: RunEvent } | { type: 'end'; message?: string };
+
+export interface RunRequestOptions {
+  /** The fault profile for a `faults` run (default: the `mcpbench.faultProfile` setting). */
+  faults?: string;
+}
+
+/** Serves the `vscode-lm` agent; see lm-agent.ts. */
+export interface LmEndpointProvider {
+  endpointUrl(): Promise<string>;
+}
+
+const toRange = (r: { start: { line: number; character: number }; end: { line: number; character: number } }) =>
+  new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+
+function readText(uri: vscode.Uri): string | undefined {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open) return open.getText();
+  try {
+    return readFileSync(uri.fsPath, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export class TaskTestExplorer implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  private readonly entries = new Map<string, TaskEntry>();
+  private readonly coverageDetails = new WeakMap<vscode.FileCoverage, vscode.FileCoverageDetail[]>();
+  /** File URI → the statements of its latest coverage run. */
+  private readonly latestCoverage = new Map<string, vscode.StatementCoverage[]>();
+  private readonly broadcast = new vscode.EventEmitter<RunBroadcast>();
+  readonly onRunBroadcast = this.broadcast.event;
+  private readonly profiles: Record<'run' | 'faults' | 'check' | 'coverage', vscode.TestRunProfile>;
+  private readonly disposables: vscode.Disposable[] = [];
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly launcher: CliLauncher,
+    private readonly lm: LmEndpointProvider,
+  ) {
+    this.controller = vscode.tests.createTestController('mcpbench', 'MCPBench tasks');
+    this.controller.refreshHandler = () => this.discover();
+    const { Run, Coverage } = vscode.TestRunProfileKind;
+    this.profiles = {
+      run: this.controller.createRunProfile('Run', Run, (request, token) => void this.execute('run', request, token), true),
+      faults: this.controller.createRunProfile('Run with faults', Run, (request, token) => void this.execute('faults', request, token), false),
+      check: this.controller.createRunProfile('Check', Run, (request, token) => void this.execute('check', request, token), false),
+      coverage: this.controller.createRunProfile('Check with coverage', Coverage, (request, token) => void this.execute('check', request, token, {}, true), true),
+    };
+    this.profiles.faults.configureHandler = async () => {
+      const profile = await pickFaultProfile();
+      if (profile) await vscode.workspace.getConfiguration('mcpbench').update('faultProfile', profile, vscode.ConfigurationTarget.Workspace);
+    };
+    this.profiles.coverage.loadDetailedCoverage = async (_run, coverage) => this.coverageDetails.get(coverage) ?? [];
+
+    const watcher = vscode.workspace.createFileSystemWatcher(TASK_GLOB);
+    const changed = (uri: vscode.Uri) => {
+      if (!isTaskFile(uri.path)) return;
+      this.readEntry(uri);
+      this.scheduleRebuild();
+    };
+    watcher.onDidCreate(changed, undefined, this.disposables);
+    watcher.onDidChange(changed, undefined, this.disposables);
+    watcher.onDidDelete((uri) => this.entries.delete(uri.toString()) && this.scheduleRebuild(), undefined, this.disposables);
+    // An edit moves a task between groups (or renames it) before it is saved, too.
+    vscode.workspace.onDidChangeTextDocument((e) => e.document.uri.scheme === 'file' && this.entries.has(e.document.uri.toString()) && changed(e.document.uri), undefined, this.disposables);
+    this.disposables.push(watcher, this.broadcast);
+  }
+
+  async discover(): Promise<void> {
+    const files = await vscode.workspace.findFiles(TASK_GLOB, EXCLUDE_GLOB);
+    this.entries.clear();
+    for (const uri of files) if (isTaskFile(uri.path)) this.readEntry(uri);
+    this.rebuild();
+  }
+
+  private readEntry(uri: vscode.Uri): TaskEntry | undefined {
+    const text = readText(uri);
+    if (text === undefined) {
+      this.entries.delete(uri.toString());
+      return undefined;
+    }
+    const entry: TaskEntry = { uri: uri.toString(), header: readTaskHeader(uri.path, text) };
+    this.entries.set(entry.uri, entry);
+    return entry;
+  }
+
+  private scheduleRebuild(): void {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => this.rebuild(), 100);
+  }
+
+  private rebuild(): void {
+    const groups = groupTasks([...this.entries.values()]);
+    this.controller.items.replace(
+      groups.map((ns) => {
+        const nsItem = this.controller.createTestItem(ns.id, ns.label);
+        nsItem.children.replace(
+          ns.categories.map((category) => {
+            const categoryItem = this.controller.createTestItem(category.id, category.label);
+            categoryItem.children.replace(category.tasks.map((task) => this.taskItem(task)));
+            return categoryItem;
+          }),
+        );
+        return nsItem;
+      }),
+    );
+  }
+
+  private taskItem(entry: TaskEntry): vscode.TestItem {
+    const uri = vscode.Uri.parse(entry.uri);
+    const item = this.controller.createTestItem(entry.uri, entry.header.id, uri);
+    const text = readText(uri);
+    const idRange = text === undefined ? undefined : rangeOfPath(text, ['id']);
+    if (idRange) item.range = toRange(idRange);
+    item.description = vscode.workspace.asRelativePath(uri, false);
+    if (!entry.header.parsed) item.error = 'This file is not a JSON object; open it to see the problems.';
+    return item;
+  }
+
+  /** The task items under the request's items (all tasks when it names none), less the excluded ones. */
+  private selectedTasks(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const selected = new Map<string, vscode.TestItem>();
+    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const visit = (item: vscode.TestItem) => {
+      if (excluded.has(item.id)) return;
+      if (this.entries.has(item.id)) selected.set(item.id, item);
+      item.children.forEach(visit);
+    };
+    if (request.include?.length) request.include.forEach(visit);
+    else this.controller.items.forEach(visit);
+    return [...selected.values()];
+  }
+
+  private findItem(id: string): vscode.TestItem | undefined {
+    let found: vscode.TestItem | undefined;
+    const visit = (item: vscode.TestItem) => {
+      if (found) return;
+      if (item.id === id) found = item;
+      else item.children.forEach(visit);
+    };
+    this.controller.items.forEach(visit);
+    return found;
+  }
+
+  /** The API and the commands: the same path as a click in the Test Explorer. */
+  async runTests(uris: vscode.Uri[], profile: TestProfileName, options: RunRequestOptions = {}): Promise<TaskRunOutcome[]> {
+    let missing = false;
+    for (const uri of uris) {
+      if (!this.entries.has(uri.toString())) {
+        this.readEntry(uri);
+        missing = true;
+      }
+    }
+    if (missing) this.rebuild();
+    const items = uris.flatMap((uri) => this.findItem(uri.toString()) ?? []);
+    const runProfile = profile === 'check' ? this.profiles.coverage : this.profiles[profile];
+    const request = new vscode.TestRunRequest(items, undefined, runProfile);
+    const cancellation = new vscode.CancellationTokenSource();
+    try {
+      return await this.execute(profile, request, cancellation.token, options, profile === 'check');
+    } finally {
+      cancellation.dispose();
+    }
+  }
+
+  async execute(
+    kind: TestProfileName,
+    request: vscode.TestRunRequest,
+    token: vscode.CancellationToken,
+    options: RunRequestOptions = {},
+    withCoverage = false,
+  ): Promise<TaskRunOutcome[]> {
+    const tasks = this.selectedTasks(request);
+    const files = tasks.map((item) => item.uri!);
+    const settings = readRunSettings(files[0]);
+    const faults = kind === 'faults' ? (options.faults ?? settings.faultProfile) : 'none';
+    const title = kind === 'check' ? 'Check' : kind === 'faults' ? `Run with faults (${faults})` : 'Run';
+    const run = this.controller.createTestRun(request, title, true);
+    const itemsById = new Map<string, vscode.TestItem[]>();
+    for (const item of tasks) {
+      const id = this.entries.get(item.id)!.header.id;
+      itemsById.set(id, [...(itemsById.get(id) ?? []), item]);
+      run.enqueued(item);
+    }
+    const outcomes: TaskOutcome[] = [];
+    const apply = (outcome: TaskOutcome) => {
+      outcomes.push(outcome);
+      for (const item of itemsById.get(outcome.taskId) ?? []) this.report(run, item, outcome);
+    };
+    const fail = (message: string) => {
+      for (const id of itemsById.keys()) apply({ taskId: id, state: 'errored', message, durationMs: 0, results: [] });
+      run.end();
+      this.broadcast.fire({ type: 'end', message });
+      return this.summarize(outcomes);
+    };
+    if (!tasks.length) {
+      run.end();
+      return [];
+    }
+
+    let args: string[];
+    try {
+      const lmEndpoint = kind !== 'check' && settings.agent === 'vscode-lm' ? await this.lm.endpointUrl() : undefined;
+      args = kind === 'check' ? checkArgs(files.map((f) => f.fsPath), settings) : runArgs(files.map((f) => f.fsPath), settings, { faults, ...(lmEndpoint ? { lmEndpoint } : {}) });
+    } catch (error) {
+      if (error instanceof SettingsError || error instanceof Error) {
+        void vscode.window.showErrorMessage(`MCPBench: ${error.message}`);
+        return fail(error.message);
+      }
+      throw error;
+    }
+
+    this.broadcast.fire({ type: 'begin', title: `${title}: ${[...itemsById.keys()].join(', ')}`, kind });
+    const tracker = new RunOutcomeTracker(kind === 'check' ? 'check' : 'run');
+    tracker.expect([...itemsById.keys()]);
+    let stderrTail = '';
+    const cli = this.launcher.start(
+      args,
+      this.launcher.cwdFor(files),
+      (event) => {
+        this.broadcast.fire({ type: 'event', event });
+        const update = tracker.onEvent(event);
+        for (const id of update.started) for (const item of itemsById.get(id) ?? []) run.started(item);
+        if (event.type === 'call') {
+          const line = `${event.key.variant} trial ${event.key.trial}: ${formatCall(event.call)}`;
+          for (const item of itemsById.get(event.key.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
+        }
+        if (event.type === 'episode-finished') {
+          const r = event.result;
+          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${r.status}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
+          for (const item of itemsById.get(r.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
+        }
+        update.finished.forEach(apply);
+        if (withCoverage) for (const check of update.checks) this.addCoverage(run, check);
+      },
+      (text) => (stderrTail = (stderrTail + text).slice(-2000)),
+    );
+    const cancelled = token.onCancellationRequested(() => cli.cancel());
+    const exit = await cli.exited;
+    cancelled.dispose();
+    const reason = exit.cancelled
+      ? 'Cancelled.'
+      : exit.error
+        ? `Could not start the mcpbench CLI: ${exit.error.message}`
+        : `The mcpbench CLI exited (code ${exit.code ?? exit.signal}) before this task finished.${stderrTail.trim() ? `\n${stderrTail.trim()}` : ''}`;
+    for (const outcome of tracker.finish(reason)) {
+      // A task that never started in a run the CLI refused (bad arguments, a task it cannot load) is an error, not a skip.
+      apply(outcome.state === 'skipped' && !exit.cancelled ? { ...outcome, state: 'errored' } : outcome);
+    }
+    run.end();
+    this.broadcast.fire({ type: 'end', ...(exit.cancelled ? { message: 'Cancelled.' } : {}) });
+    return this.summarize(outcomes);
+  }
+
+  private summarize(outcomes: TaskOutcome[]): TaskRunOutcome[] {
+    return outcomes.map((o) => ({ id: o.taskId, state: o.state, ...(o.message !== undefined ? { message: o.message } : {}) }));
+  }
+
+  private report(run: vscode.TestRun, item: vscode.TestItem, outcome: TaskOutcome): void {
+    switch (outcome.state) {
+      case 'passed':
+        run.passed(item, outcome.durationMs);
+        break;
+      case 'failed': {
+        const message = new vscode.TestMessage(outcome.message ?? 'Failed');
+        const text = item.uri && readText(item.uri);
+        const where = text === undefined ? undefined : rangeOfPath(text, ['success_predicate']);
+        if (item.uri && where) message.location = new vscode.Location(item.uri, toRange(where));
+        run.failed(item, message, outcome.durationMs);
+        break;
+      }
+      case 'errored':
+        run.errored(item, new vscode.TestMessage(outcome.message ?? 'Error'), outcome.durationMs);
+        break;
+      case 'skipped':
+        run.skipped(item);
+        break;
+    }
+  }
+
+  /** Leaves and `any` branches as statements: covered when a passing reference solution witnessed them. */
+  private addCoverage(run: vscode.TestRun, check: CheckSummary): void {
+    const uri = vscode.Uri.file(check.file);
+    const text = readText(uri);
+    if (text === undefined) return;
+    const statements = coverageRanges(text, check.coverage.items).map(
+      (r) => new vscode.StatementCoverage(r.covered ? 1 : 0, toRange(r)),
+    );
+    if (!statements.length) return;
+    const coverage = vscode.FileCoverage.fromDetails(uri, statements);
+    this.coverageDetails.set(coverage, statements);
+    this.latestCoverage.set(uri.toString(), statements);
+    run.addCoverage(coverage);
+  }
+
+  coverageOf(uri: vscode.Uri): vscode.StatementCoverage[] | undefined {
+    return this.latestCoverage.get(uri.toString());
+  }
+
+  dispose(): void {
+    clearTimeout(this.refreshTimer);
+    this.controller.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** none / light / medium / heavy, then one `<type>-only` ablation per fault type. */
+export async function pickFaultProfile(): Promise<string | undefined> {
+  const current = vscode.workspace.getConfiguration('mcpbench').get<string>('faultProfile', 'light');
+  const picked = await vscode.window.showQuickPick(
+    FAULT_PROFILE_CHOICES.map((name) => ({ label: name, description: name === current ? 'current setting' : name.endsWith('-only') ? 'one fault type only' : undefined })),
+    { title: 'Fault profile', placeHolder: 'Which faults the gateway injects' },
+  );
+  return picked?.label;
+}

@@ -1,0 +1,62 @@
+/**
+ * Plain-text renderings of what a run produced, for test messages and test output: the predicate verdict
+ * tree with each node's value, an episode's failure, one call of the trace.
+ */
+import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
+
+export type Verdict = NonNullable<EpisodeResult['verdict']>;
+
+const MARK = { true: '✓', false: '✗', undefined: '?' } as const;
+const MAX_EVIDENCE = 160;
+
+export function compactJson(value: unknown, max = MAX_EVIDENCE): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function nodeLabel(node: Verdict): string {
+  if (node.kind === 'leaf') return node.name ?? 'leaf';
+  return node.kind;
+}
+
+/**
+ * One line per node, children indented under their parent:
+ * `✗ all = false` / `  ✓ filesystem.fileExists = true  evidence: {...}`. Undecided nodes show `?` and why.
+ */
+export function renderVerdictTree(verdict: Verdict, indent = '  '): string {
+  const lines: string[] = [];
+  const visit = (node: Verdict, depth: number) => {
+    const value = node.value === undefined ? 'undecided' : String(node.value);
+    let line = `${indent.repeat(depth)}${MARK[String(node.value) as keyof typeof MARK]} ${nodeLabel(node)} = ${value}`;
+    if (node.undecided) line += `  (${node.undecided})`;
+    if (node.evidence !== undefined) line += `  evidence: ${compactJson(node.evidence)}`;
+    lines.push(line);
+    for (const child of node.children ?? []) visit(child, depth + 1);
+  };
+  visit(verdict, 0);
+  return lines.join('\n');
+}
+
+/** The message of a failed or errored episode: why, then the verdict tree. */
+export function episodeMessage(result: EpisodeResult): string {
+  const parts: string[] = [];
+  const where = `${result.variant}, faults ${result.fault_profile}, trial ${result.trial}`;
+  if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${result.infra_error ?? 'unknown'}`);
+  else parts.push(`${result.passed ? 'Passed' : 'Failed'} (${where}): ${result.tool_calls}/${result.max_steps} tool calls${result.unlisted_calls ? `, ${result.unlisted_calls} unlisted` : ''}`);
+  if (result.agent_error) parts.push(`Agent error: ${result.agent_error}`);
+  if (result.budget_exceeded) parts.push('The agent went over max_steps.');
+  if (result.answer !== undefined) parts.push(`Answer: ${compactJson(result.answer, 400)}`);
+  if (result.verdict) parts.push('Predicate:\n' + renderVerdictTree(result.verdict));
+  return parts.join('\n');
+}
+
+/** One trace line; faults are marked with ⚡ so they stand out in test output and logs. */
+export function formatCall(call: CallRecord): string {
+  const fault = call.fault ? `  ⚡ ${call.fault.type}${call.fault.executed ? ' (executed)' : ''}${call.fault.detail ? `: ${call.fault.detail}` : ''}` : '';
+  return `#${call.index} ${call.qualified ?? call.tool} ${compactJson(call.arguments, 120)} → ${call.status} ${Math.round(call.latency_ms)} ms${fault}`;
+}

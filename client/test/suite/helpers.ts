@@ -1,0 +1,92 @@
+/**
+ * What the extension tests share: the extension's API, the fixture workspace's files, waiting for VS Code to
+ * catch up (diagnostics arrive when the language server has linted, not when a call returns), and asking the
+ * runner for a screenshot.
+ */
+import * as vscode from 'vscode';
+import type { MCPBenchExtensionApi } from '../../src/api.ts';
+
+export const EXTENSION_ID = 'mcpbench.mcpbench-studio';
+
+export type ExtensionApi = MCPBenchExtensionApi;
+
+export async function extensionApi(): Promise<ExtensionApi> {
+  const extension = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
+  if (!extension) throw new Error(`extension ${EXTENSION_ID} is not installed in this VS Code`);
+  const api = await extension.activate();
+  if (!api || typeof api !== 'object' || !('runTests' in api)) {
+    throw new Error(`activate() of ${EXTENSION_ID} returned ${JSON.stringify(api)}, not the MCPBenchExtensionApi of client/src/api.ts`);
+  }
+  return api;
+}
+
+export function workspaceRoot(): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('the extension tests need the fixture workspace open (the runners pass it)');
+  return folder.uri;
+}
+
+export const workspaceFile = (relative: string): vscode.Uri => vscode.Uri.joinPath(workspaceRoot(), ...relative.split('/'));
+
+/**
+ * Polls until `probe` returns something, waking early on the given events. The limit only stops a test that
+ * would otherwise hang; it asserts nothing about speed.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  { timeoutMs = 30_000, wakeOn = [] as vscode.Event<unknown>[] } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise<void>((wake) => {
+      const timer = setTimeout(done, 200);
+      const subscriptions = wakeOn.map((event) => event(done));
+      function done() {
+        clearTimeout(timer);
+        subscriptions.forEach((s) => s.dispose());
+        wake();
+      }
+    });
+  }
+}
+
+/** Our diagnostics on a file (VS Code's own JSON validation has another source). */
+export const mcpbenchDiagnostics = (uri: vscode.Uri): vscode.Diagnostic[] =>
+  vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'mcpbench');
+
+export function diagnosticCode(diagnostic: vscode.Diagnostic): string | undefined {
+  const code = diagnostic.code;
+  if (code === undefined) return undefined;
+  return String(typeof code === 'object' ? code.value : code);
+}
+
+/** The marker the code-server runner watches for in the extension host's console. */
+export const SCREENSHOT_MARKER = 'MCPBENCH_SCREENSHOT';
+
+/**
+ * The suite cannot photograph the workbench it runs in: it asks the runner (which drives the browser) by logging
+ * a marker line, then holds still while the picture is taken. Under @vscode/test-electron nobody listens and this
+ * is only a pause.
+ */
+export async function screenshot(name: string, settleMs = 1500): Promise<void> {
+  // Let the workbench render what the test just opened before the runner takes the picture.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  // One word: the runner names the file after it.
+  console.log(`${SCREENSHOT_MARKER} ${name.replace(/[^\w.-]+/g, '-').slice(0, 100)}`);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+
+/** Every test item under the controller, depth first. */
+export function allTestItems(controller: vscode.TestController): vscode.TestItem[] {
+  const items: vscode.TestItem[] = [];
+  const visit = (item: vscode.TestItem) => {
+    items.push(item);
+    item.children.forEach(visit);
+  };
+  controller.items.forEach(visit);
+  return items;
+}

@@ -1,0 +1,168 @@
+// The runner panel's page: draws what the extension posts (RunEvents of the current run, run history) and
+// asks the extension to open reports and past runs. No framework; DOM built with textContent (never HTML
+// from data), so nothing a tool returned can inject markup.
+// @ts-check
+(function () {
+  // eslint-disable-next-line no-undef
+  const vscode = acquireVsCodeApi();
+  const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+  const el = (tag, attrs, ...children) => {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === 'class') node.className = value;
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) if (child !== undefined && child !== null) node.append(typeof child === 'string' ? child : child);
+    return node;
+  };
+  const compact = (value, max = 140) => {
+    let text;
+    try { text = JSON.stringify(value); } catch { text = String(value); }
+    if (text === undefined) text = String(value);
+    return text.length <= max ? text : text.slice(0, max - 1) + '…';
+  };
+
+  /** key → { details, badge, calls tbody, body } per episode. */
+  const episodes = new Map();
+  let runDirectory;
+  const keyOf = (k) => `${k.task_id}|${k.variant}|${k.fault_profile}|${k.trial}|${k.perturbation}`;
+
+  function reset(title) {
+    episodes.clear();
+    runDirectory = undefined;
+    $('episodes').replaceChildren();
+    $('scores').hidden = true;
+    $('open-report').hidden = true;
+    $('title').textContent = title;
+    $('status').textContent = 'Running…';
+  }
+
+  function episodeView(key) {
+    const id = keyOf(key);
+    let view = episodes.get(id);
+    if (view) return view;
+    const badge = el('span', { class: 'badge running' }, 'running');
+    const calls = el('tbody');
+    const body = el('div');
+    const details = el('details', { class: 'episode', open: '' },
+      el('summary', {}, `${key.task_id} · ${key.variant} · faults ${key.fault_profile} · trial ${key.trial}`, badge),
+      el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'tool'), el('th', {}, 'arguments'), el('th', {}, 'status'), el('th', {}, 'latency'), el('th', {}, 'fault'))), calls),
+      body);
+    $('episodes').append(details);
+    view = { details, badge, calls, body, seen: new Set() };
+    episodes.set(id, view);
+    return view;
+  }
+
+  function addCall(view, call) {
+    if (view.seen.has(call.index)) return;
+    view.seen.add(call.index);
+    const fault = call.fault ? el('span', { class: 'fault-mark', title: call.fault.detail || '' }, `⚡ ${call.fault.type}${call.fault.executed ? ' (executed)' : ''}`) : '';
+    view.calls.append(el('tr', { class: call.fault ? 'fault' : '' },
+      el('td', { class: 'num' }, String(call.index)),
+      el('td', {}, call.qualified || call.tool),
+      el('td', { class: 'args' }, compact(call.arguments)),
+      el('td', { class: `status-${call.status}` }, call.status),
+      el('td', { class: 'num' }, `${Math.round(call.latency_ms)} ms`),
+      el('td', {}, fault)));
+  }
+
+  function verdictTree(node, root) {
+    const value = node.value === undefined || node.value === null ? 'undecided' : String(node.value);
+    const mark = value === 'true' ? '✓' : value === 'false' ? '✗' : '?';
+    const label = node.kind === 'leaf' ? node.name || 'leaf' : node.kind;
+    const item = el('li', {}, el('span', { class: value }, `${mark} ${label} = ${value}`),
+      node.undecided ? el('span', { class: 'evidence' }, `  (${node.undecided})`) : undefined,
+      node.evidence !== undefined ? el('span', { class: 'evidence' }, `  ${compact(node.evidence)}`) : undefined);
+    if (node.children && node.children.length) item.append(el('ul', { class: 'tree' }, ...node.children.map((c) => verdictTree(c, false))));
+    return root ? el('ul', { class: 'tree root' }, item) : item;
+  }
+
+  function finishEpisode(result) {
+    const view = episodeView(result);
+    for (const call of result.calls || []) addCall(view, call);
+    view.badge.className = `badge ${result.status}`;
+    view.badge.textContent = result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status;
+    const summary = `${result.tool_calls}/${result.max_steps} tool calls · ${result.unlisted_calls} unlisted · ${result.errors_seen} errors seen · ${Math.round(result.duration_ms)} ms`;
+    view.body.replaceChildren(el('p', { class: 'muted' }, summary));
+    if (result.infra_error) view.body.append(el('p', { class: 'error-text' }, result.infra_error));
+    if (result.agent_error) view.body.append(el('p', { class: 'error-text' }, `Agent error: ${result.agent_error}`));
+    if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
+    if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
+    if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
+    if (result.passed) view.details.removeAttribute('open');
+  }
+
+  const pct = (v) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
+  const ci = (i) => (i ? ` [${(i.low * 100).toFixed(1)}, ${(i.high * 100).toFixed(1)}]` : '');
+
+  function showScores(event) {
+    runDirectory = event.directory;
+    const scores = event.scores;
+    const table = $('scores-table');
+    table.replaceChildren();
+    const row = (name, value) => table.append(el('tr', {}, el('th', {}, name), el('td', {}, value)));
+    if (scores && Array.isArray(scores.checks)) {
+      for (const c of scores.checks) {
+        row(c.task_id, `${c.ok ? 'ok' : 'FAIL'} · ${c.coverage.paths.covered}/${c.coverage.paths.total} solution paths · ${c.coverage.leaves.covered}/${c.coverage.leaves.total} leaves`);
+        for (const p of c.problems) row('', `– ${p}`);
+      }
+    } else if (scores && scores.success_rate) {
+      row('success rate', `${pct(scores.success_rate.value)}${ci(scores.success_rate.ci)} (${scores.success_rate.numerator}/${scores.success_rate.denominator})`);
+      if (scores.tool_call_efficiency) row('tool-call efficiency', scores.tool_call_efficiency.value === null ? '–' : scores.tool_call_efficiency.value.toFixed(3));
+      if (scores.hallucinated_tool_rate) row('hallucinated-tool rate', pct(scores.hallucinated_tool_rate.value));
+      if (scores.recovery_rate) row('recovery-from-error', pct(scores.recovery_rate.value));
+      for (const p of scores.pass_k || []) row(`pass^${p.k}`, `${pct(p.value)}${ci(p.ci)}`);
+    } else {
+      row('scores', 'not available');
+    }
+    $('scores').hidden = false;
+    $('open-report').hidden = !runDirectory;
+  }
+
+  function onEvent(event) {
+    switch (event.type) {
+      case 'run-started':
+        $('status').textContent = `${event.run_id} · agent ${event.agent} · faults ${event.fault_profile} · ${event.episodes} episodes · seed ${event.seed}`;
+        break;
+      case 'episode-started':
+        episodeView(event.key);
+        break;
+      case 'call':
+        addCall(episodeView(event.key), event.call);
+        break;
+      case 'episode-finished':
+        finishEpisode(event.result);
+        break;
+      case 'run-finished':
+        showScores(event);
+        break;
+    }
+  }
+
+  function showHistory(runs) {
+    const list = $('history');
+    list.replaceChildren();
+    if (!runs.length) list.append(el('li', { class: 'muted' }, 'No runs in runs/ yet.'));
+    for (const run of runs) {
+      list.append(el('li', {},
+        el('a', { title: run.directory, onclick: () => vscode.postMessage({ type: 'loadRun', directory: run.directory }) }, run.id),
+        el('div', { class: 'muted' }, `${run.agent} · faults ${run.fault_profile} · ${run.passed}/${run.episodes} passed`),
+        run.report ? el('button', { type: 'button', class: 'link', onclick: () => vscode.postMessage({ type: 'openReport', directory: run.directory }) }, 'report') : undefined));
+    }
+  }
+
+  window.addEventListener('message', (message) => {
+    const data = message.data;
+    switch (data.type) {
+      case 'begin': reset(data.title); break;
+      case 'event': onEvent(data.event); break;
+      case 'end': $('status').textContent = data.message || ($('status').textContent || '').replace(/^Running…$/, 'Finished.'); break;
+      case 'history': showHistory(data.runs); break;
+    }
+  });
+  $('open-report').addEventListener('click', () => runDirectory && vscode.postMessage({ type: 'openReport', directory: runDirectory }));
+  $('refresh-history').addEventListener('click', () => vscode.postMessage({ type: 'refreshHistory' }));
+  vscode.postMessage({ type: 'ready' });
+})();

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { JsonlEventReader, parseRunEvent } from '../../client/src/run-events.ts';
+import type { RunEvent } from '../../server/src/runner/types.ts';
+
+const started: RunEvent = { type: 'run-started', run_id: 'r1', tasks: ['a'], episodes: 1, agent: 'reference', fault_profile: 'none', seed: 1 };
+
+test('a RunEvent line parses; other JSON, non-JSON and unknown types do not', () => {
+  assert.deepEqual(parseRunEvent(JSON.stringify(started)), started);
+  assert.equal(parseRunEvent('{"type":"progress"}'), undefined);
+  assert.equal(parseRunEvent('[1,2]'), undefined);
+  assert.equal(parseRunEvent('warning: plain process sandbox'), undefined);
+  assert.equal(parseRunEvent('{"type":"run-started"'), undefined);
+});
+
+test('lines split across chunks are reassembled, and a last line without newline counts at end()', () => {
+  const events: RunEvent[] = [];
+  const others: string[] = [];
+  const reader = new JsonlEventReader((e) => events.push(e), (l) => others.push(l));
+  const text = JSON.stringify(started) + '\nnot an event\r\n' + JSON.stringify({ ...started, run_id: 'r2' });
+  for (let i = 0; i < text.length; i += 7) reader.push(text.slice(i, i + 7));
+  assert.deepEqual(events.map((e) => e.run_id), ['r1']);
+  assert.deepEqual(others, ['not an event\r']);
+  reader.end();
+  assert.deepEqual(events.map((e) => e.run_id), ['r1', 'r2']);
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { episodeMessage, formatCall, renderVerdictTree, type Verdict } from '../../client/src/verdict-text.ts';
+import type { EpisodeResult } from '../../server/src/runner/types.ts';
+
+const verdict: Verdict = {
+  path: ['success_predicate'],
+  kind: 'all',
+  value: false,
+  children: [
+    { path: ['success_predicate', 'all', 0], kind: 'leaf', name: 'filesystem.fileExists', value: true, evidence: { path: 'archive/report.txt' } },
+    {
+      path: ['success_predicate', 'all', 1],
+      kind: 'not',
+      value: false,
+      children: [{ path: ['success_predicate', 'all', 1, 'not'], kind: 'leaf', name: 'filesystem.fileExists', value: true }],
+    },
+    { path: ['success_predicate', 'all', 2], kind: 'leaf', name: 'answer.includes', value: undefined, undecided: 'no answer' },
+  ],
+};
+
+test('the verdict tree shows every node with its value, indented under its parent', () => {
+  assert.equal(
+    renderVerdictTree(verdict),
+    [
+      '✗ all = false',
+      '  ✓ filesystem.fileExists = true  evidence: {"path":"archive/report.txt"}',
+      '  ✗ not = false',
+      '    ✓ filesystem.fileExists = true',
+      '  ? answer.includes = undecided  (no answer)',
+    ].join('\n'),
+  );
+});
+
+const result = (over: Partial<EpisodeResult>): EpisodeResult => ({
+  task_id: 't', trial: 0, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h',
+  agent: 'reference', seed: 1, status: 'failed', passed: false, category: 'single-tool', namespaces: ['filesystem'], max_steps: 6,
+  tool_calls: 2, unlisted_calls: 0, errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 10, attempt: 1, ...over,
+});
+
+test('a failure message has the agent error and the verdict tree', () => {
+  const message = episodeMessage(result({ verdict, agent_error: 'model refused' }));
+  assert.match(message, /^Failed \(reference:0, faults none, trial 0\): 2\/6 tool calls/);
+  assert.match(message, /Agent error: model refused/);
+  assert.match(message, /Predicate:\n✗ all = false\n {2}✓ filesystem\.fileExists/);
+});
+
+test('an infrastructure error says so, with the attempt', () => {
+  assert.match(episodeMessage(result({ status: 'infra_error', infra_error: 'server crashed', attempt: 2 })), /^Infrastructure error \(.*attempt 2\): server crashed/);
+});
+
+test('a faulted call is marked', () => {
+  const line = formatCall({ index: 1, tool: 'filesystem_move_file', qualified: 'filesystem.move_file', arguments: { a: 1 }, status: 'fault', result: {}, latency_ms: 12.4, fault: { type: 'TransientTimeout', executed: false } });
+  assert.equal(line, '#1 filesystem.move_file {"a":1} → fault 12 ms  ⚡ TransientTimeout');
+  assert.doesNotMatch(formatCall({ index: 0, tool: 'x_y', arguments: {}, status: 'ok', result: {}, latency_ms: 1 }), /⚡/);
+});
