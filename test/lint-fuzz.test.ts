@@ -63,7 +63,7 @@ function mutateValue(random: () => number, task: unknown): string {
 
 test(`the linter survives ${CASES} seeded mutations with ranges inside the document`, async () => {
   const registry = await loadRegistry();
-  const sources = collectTaskFiles([join(__dirname, '..', 'tasks'), join(__dirname, 'fixtures', 'broken', 'valid.json')]).map((f) => readFileSync(f, 'utf8'));
+  const sources = collectTaskFiles([join(__dirname, '..', 'tasks'), join(__dirname, 'fixtures', 'tasks'), join(__dirname, 'fixtures', 'broken', 'valid.json')]).map((f) => readFileSync(f, 'utf8'));
   assert.ok(sources.length > 0);
   const random = seededRandom(SEED);
   const codes = new Set<string>();

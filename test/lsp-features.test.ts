@@ -44,7 +44,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 const root = join(__dirname, '..');
 const serverModule = join(root, 'dist', 'server.js');
 const cli = join(root, 'dist', 'cli.js');
-const repoTask = (path: string) => readFileSync(join(root, 'tasks', path), 'utf8');
+const repoTask = (path: string) => readFileSync(join(root, 'test', 'fixtures', 'tasks', path), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'broken', name), 'utf8');
 
 function startServer(workspace: string) {

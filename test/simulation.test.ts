@@ -82,7 +82,7 @@ test('tools/list of every simulated namespace equals its namespace file', async 
 test('reference solutions pass and counterexamples fail when replayed over MCP', async () => {
   const registry = await loadRegistry();
   for (const namespace of SIMULATED) {
-    const tasks = collectTaskFiles([join(__dirname, '..', 'tasks', namespace)]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
+    const tasks = collectTaskFiles([join(__dirname, '..', 'test', 'fixtures', 'tasks', namespace)]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
     assert.ok(tasks.length > 0, `tasks for ${namespace}`);
     for (const task of tasks) {
       const runs = [

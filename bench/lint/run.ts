@@ -22,7 +22,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 7);
 
 /** Task files made from the dev set: new ids, renamed values, reformatted; some with one injected mistake. */
 function generateTasks(dir: string): string[] {
-  const seeds = collectTaskFiles([join(__dirname, '..', '..', 'tasks')]).map((f) => JSON.parse(readFileSync(f, 'utf8')));
+  const seeds = collectTaskFiles([join(__dirname, '..', '..', 'tasks'), join(__dirname, '..', '..', 'test', 'fixtures', 'tasks')]).map((f) => JSON.parse(readFileSync(f, 'utf8')));
   if (seeds.length === 0) throw new Error('no tasks in tasks/ to generate from');
   const random = seededRandom(1000);
   const paths: string[] = [];

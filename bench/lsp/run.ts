@@ -40,7 +40,7 @@ const serverModule = join(root, 'dist', 'server.js');
 
 /** A ~300-line task: a dev-set task pretty-printed, with more reference solutions and counterexamples. */
 function bigTask(): string {
-  const task = JSON.parse(readText(join(root, 'tasks', 'filesystem', 'fs-move-report-001.json')));
+  const task = JSON.parse(readText(join(root, 'test', 'fixtures', 'tasks', 'filesystem', 'fs-move-report-001.json')));
   delete task.$schema;
   task.id = 'bench-lsp-300-lines';
   const reference = task.reference_solutions[0];

@@ -12,7 +12,7 @@ import { cloneSandbox, DATA_DIR, seedTemplate, templateFor } from '../../server/
 import { normalizeState } from '../../server/src/mcp/postgres/state.ts';
 
 const runs = Number(process.argv[2]) || 5;
-const task = JSON.parse(readFileSync(join(__dirname, '..', '..', 'tasks', 'postgres', 'postgres-ship-order-001.json'), 'utf8'));
+const task = JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'postgres', 'postgres-ship-order-001.json'), 'utf8'));
 const state = normalizeState(task.initial_state.postgres);
 
 function median(values: number[]): number {

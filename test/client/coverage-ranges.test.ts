@@ -53,7 +53,7 @@ test('witnessed items are covered; items whose path is gone from the text are le
 });
 
 test('a real task file: rangeOfPath finds the id and the predicate', () => {
-  const task = readFileSync(new URL('../../tasks/filesystem/fs-move-report-001.json', import.meta.url), 'utf8');
+  const task = readFileSync(new URL('../fixtures/tasks/filesystem/fs-move-report-001.json', import.meta.url), 'utf8');
   const id = rangeOfPath(task, ['id'])!;
   assert.equal(task.split('\n')[id.start.line]!.slice(id.start.character, id.end.character), '"fs-move-report-001"');
   assert.equal(rangeOfPath(task, ['nope']), undefined);

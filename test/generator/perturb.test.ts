@@ -24,7 +24,7 @@ import generalLexicon from '../../server/src/generator/lexicons/general.json';
 import { startScriptedOpenAIServer } from '../runner/scripted-openai-server.ts';
 
 const root = join(__dirname, '..', '..');
-const tasks: Task[] = collectTaskFiles([join(root, 'tasks')]).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Task);
+const tasks: Task[] = collectTaskFiles([join(root, 'test', 'fixtures', 'tasks')]).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Task);
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const containsWord = (haystack: string, needle: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(needle)}(?![\\p{L}\\p{N}])`, 'u').test(haystack);
 

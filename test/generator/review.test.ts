@@ -20,7 +20,7 @@ import {
 } from '../../server/src/generator/review.ts';
 
 const root = join(__dirname, '..', '..');
-const base = JSON.parse(readFileSync(join(root, 'tasks', 'travel', 'travel-cheapest-flight-001.json'), 'utf8')) as Task;
+const base = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'tasks', 'travel', 'travel-cheapest-flight-001.json'), 'utf8')) as Task;
 
 /** A variant of the dev-set flight task for another passenger: consistent goal, predicate and solutions. */
 function variant(passenger: string, index: number): Task {

@@ -21,10 +21,10 @@ const root = join(__dirname, '..', '..');
 const NAMESPACES = ['travel', 'shop', 'support', 'calendar'] as const;
 const CATEGORIES = ['single-tool', 'composition'] as const;
 const bases: Record<string, Task> = {
-  travel: JSON.parse(readFileSync(join(root, 'tasks/travel/travel-cheapest-flight-001.json'), 'utf8')),
-  shop: JSON.parse(readFileSync(join(root, 'tasks/shop/shop-simple-order-001.json'), 'utf8')),
-  support: JSON.parse(readFileSync(join(root, 'tasks/support/support-password-reset-001.json'), 'utf8')),
-  calendar: JSON.parse(readFileSync(join(root, 'tasks/calendar/calendar-book-review-001.json'), 'utf8')),
+  travel: JSON.parse(readFileSync(join(root, 'test/fixtures/tasks/travel/travel-cheapest-flight-001.json'), 'utf8')),
+  shop: JSON.parse(readFileSync(join(root, 'test/fixtures/tasks/shop/shop-simple-order-001.json'), 'utf8')),
+  support: JSON.parse(readFileSync(join(root, 'test/fixtures/tasks/support/support-password-reset-001.json'), 'utf8')),
+  calendar: JSON.parse(readFileSync(join(root, 'test/fixtures/tasks/calendar/calendar-book-review-001.json'), 'utf8')),
 };
 
 function makeTask(ns: string, category: string, n: number, prefix = 'set'): Task {

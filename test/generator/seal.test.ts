@@ -15,7 +15,7 @@ function makeSet(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'mcpbench-seal-')), 'private');
   const tasks = [];
   for (const [ns, name] of [['travel', 'travel-cheapest-flight-001'], ['shop', 'shop-simple-order-001']] as const) {
-    const text = readFileSync(join(root, 'tasks', ns, `${name}.json`), 'utf8');
+    const text = readFileSync(join(root, 'test', 'fixtures', 'tasks', ns, `${name}.json`), 'utf8');
     mkdirSync(join(dir, 'tasks', ns), { recursive: true });
     writeFileSync(join(dir, 'tasks', ns, `${name}.json`), text);
     tasks.push({ task_id: name, file: `tasks/${ns}/${name}.json`, sha256: canonicalHash(JSON.parse(text)), added: '2026-11' });

@@ -20,7 +20,7 @@ import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { SolutionStep, Task } from '../../server/src/tasks/model.ts';
 
 const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
-const tasksDir = join(__dirname, '..', '..', 'tasks', 'git');
+const tasksDir = join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'git');
 
 let registry: Registry;
 let info: NamespaceInfo;

@@ -201,7 +201,7 @@ describe('git tasks against hand-made end states', () => {
     const [qualified, args] = Object.entries(predicate)[0]!;
     return check(qualified.slice('git.'.length), args as Record<string, unknown>, state);
   }
-  const load = (id: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'tasks', 'git', `${id}.json`), 'utf8'));
+  const load = (id: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'git', `${id}.json`), 'utf8'));
 
   test('git-merge-and-tag-001: fast-forward or merge commit pass; tagging before merging fails', () => {
     const task = load('git-merge-and-tag-001');

@@ -556,7 +556,7 @@ function replay(task: Task, steps: Step[]): { value: boolean | undefined; refusa
   return { value: verdict.value, refusals };
 }
 
-const tasksDir = join(packageRoot(), 'tasks', NS);
+const tasksDir = join(packageRoot(), 'test', 'fixtures', 'tasks', NS);
 const taskFiles = readdirSync(tasksDir).filter((f) => f.endsWith('.json')).sort();
 
 test('the namespace has tasks to replay', () => {

@@ -253,11 +253,11 @@ function checkTasks(dir: string): void {
     const registry = await loadRegistry();
     const ajv = createAjv();
     const validateTask = ajv.compile(JSON.parse(readFileSync(join(schemasDir(), 'task.schema.json'), 'utf8')));
-    const files = readdirSync(join(schemasDir(), '..', 'tasks', dir)).filter((f) => f.endsWith('.json'));
+    const files = readdirSync(join(schemasDir(), '..', 'test', 'fixtures', 'tasks', dir)).filter((f) => f.endsWith('.json'));
     assert.ok(files.length >= 2, 'at least two tasks');
     for (const file of files) {
       const where = `${dir}/${file}`;
-      const task = JSON.parse(readFileSync(join(schemasDir(), '..', 'tasks', dir, file), 'utf8')) as Task;
+      const task = JSON.parse(readFileSync(join(schemasDir(), '..', 'test', 'fixtures', 'tasks', dir, file), 'utf8')) as Task;
       assert.ok(validateTask(task), `${where}: ${ajv.errorsText(validateTask.errors)}`);
       assert.equal(`${task.id}.json`, file, `${where}: id matches the file name`);
       for (const [ns, state] of Object.entries(task.initial_state)) {
@@ -310,7 +310,7 @@ function checkStateExamples(namespace: string): void {
   test(`${namespace} normalised states are schema-valid and normalising is idempotent`, async () => {
     const registry = await loadRegistry();
     const info = registry.get(namespace)!;
-    const taskDir = join(schemasDir(), '..', 'tasks', namespace);
+    const taskDir = join(schemasDir(), '..', 'test', 'fixtures', 'tasks', namespace);
     const seeds: unknown[] = [undefined, {}, ...((info.server.state_schema.examples ?? []) as unknown[])];
     for (const file of readdirSync(taskDir).filter((f) => f.endsWith('.json'))) {
       seeds.push((JSON.parse(readFileSync(join(taskDir, file), 'utf8')) as Task).initial_state[namespace]);

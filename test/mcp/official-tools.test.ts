@@ -94,7 +94,7 @@ async function replay(server: OfficialServer, task: TaskFile, steps: Step[], reg
 }
 
 for (const server of OFFICIAL_SERVERS) {
-  const dir = join(packageRoot(), 'tasks', server.namespace);
+  const dir = join(packageRoot(), 'test', 'fixtures', 'tasks', server.namespace);
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
     const task = JSON.parse(readFileSync(join(dir, name), 'utf8')) as TaskFile;
     test(`${server.namespace} task ${task.id}: references pass and counterexamples fail on the real server`, { timeout: 60_000 }, async () => {

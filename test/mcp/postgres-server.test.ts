@@ -19,7 +19,7 @@ import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { SolutionStep, Task } from '../../server/src/tasks/model.ts';
 
 const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
-const tasks = collectTaskFiles([join(__dirname, '..', '..', 'tasks', 'postgres')]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
+const tasks = collectTaskFiles([join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'postgres')]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
 
 function sandbox(): string {
   return mkdtempSync(join(tmpdir(), 'mcpbench-postgres-'));

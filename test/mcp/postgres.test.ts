@@ -202,7 +202,7 @@ describe('postgres tasks against hand-made end states', () => {
     const [qualified, args] = Object.entries(predicate)[0]!;
     return check(qualified.slice('postgres.'.length), args as Record<string, unknown>, state);
   }
-  const load = (id: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'tasks', 'postgres', `${id}.json`), 'utf8'));
+  const load = (id: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'postgres', `${id}.json`), 'utf8'));
   type Db = { tables: Record<string, { columns: { name: string }[]; rows: Record<string, unknown>[] }> };
   const withRows = (db: Db, table: string, f: (rows: Record<string, unknown>[]) => Record<string, unknown>[]): Db =>
     ({ tables: { ...db.tables, [table]: { ...db.tables[table]!, rows: f(db.tables[table]!.rows) } } });

@@ -14,7 +14,7 @@ import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
-const tasks = join(root, 'tasks');
+const tasks = join(root, 'test', 'fixtures', 'tasks');
 
 function run(args: string[], cwd: string) {
   return spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 300_000 });

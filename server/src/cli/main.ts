@@ -18,6 +18,8 @@ import { canonicalHash } from '../tasks/hash.ts';
 import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
 import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
+import { registerGenerateCommand } from './generate-command.ts';
+import { registerGeneratorCommands } from './generator-commands.ts';
 import packageJson from '../../../package.json';
 
 export const EXIT_OK = 0;
@@ -207,6 +209,9 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       const healthy = await doctor(registry, (line) => io.stdout(`${line}\n`), options.sandbox);
       setExitCode(healthy ? EXIT_OK : EXIT_FINDINGS);
     });
+
+  registerGenerateCommand(program, io, setExitCode);
+  registerGeneratorCommands(program, io, setExitCode);
 
   return program;
 }
