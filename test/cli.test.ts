@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -28,7 +28,7 @@ test('lint exits 0 on a clean task, 1 on findings, 2 on a missing path or a bad 
   const dir = scratch({});
   cpSync(join(broken, 'valid.json'), join(dir, 'valid.json'));
   assert.equal(run(['lint', dir]).code, 0);
-  assert.match(run(['lint', dir]).stdout, /1 task file checked: no problems/);
+  assert.match(run(['lint', dir]).stdout, /1 file checked: no problems/);
   assert.equal(run(['lint', join(broken, 'unknown-tool.json')]).code, 1);
   const missing = run(['lint', join(dir, 'nope')]);
   assert.equal(missing.code, 2);
@@ -93,4 +93,34 @@ test('hash prints the same SHA-256 for reordered, reformatted tasks and refuses 
   const bad = run(['hash', join(dir, 'broken.json')]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /broken\.json:2:11 cannot hash: .*a value was expected/);
+});
+
+test('lint takes template grammars too: a folder of templates, findings on the placeholder', () => {
+  const dir = scratch({});
+  cpSync(join(root, 'templates', 'filesystem', 'move-file.template.json'), join(dir, 'move-file.template.json'));
+  const clean = run(['lint', dir]);
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  assert.match(clean.stdout, /1 file checked: no problems/);
+  const text = JSON.stringify(JSON.parse(readFileSync(join(dir, 'move-file.template.json'), 'utf8')), null, 2).replace('"{{folder}}/{{file}}"', '"{{folder}}/{{fiel}}"');
+  writeFileSync(join(dir, 'move-file.template.json'), text);
+  const broken = run(['lint', dir]);
+  assert.equal(broken.code, 1);
+  const line = text.split('\n').findIndex((l) => l.includes('{{fiel}}')) + 1;
+  assert.match(broken.stdout, new RegExp(`move-file\\.template\\.json:${line}:\\d+ error template-unknown-parameter .*fiel`));
+});
+
+test('stats prints the composition of a set: namespace x category x difficulty, cross-server, information, distractors', () => {
+  const fixtures = join(root, 'test', 'fixtures', 'tasks');
+  const json = run(['stats', fixtures, '--format', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  const c = JSON.parse(json.stdout);
+  const files = readdirSync(fixtures, { recursive: true }).filter((f) => String(f).endsWith('.json'));
+  assert.equal(c.total, files.length);
+  assert.equal(c.cells.github.recovery.medium, 1); // github-draft-squash-merge-001
+  assert.equal(c.crossServer, 1); // github-chat-release-announce-001
+  assert.ok(c.information >= 1); // github-open-bugs-count-001 checks the answer
+  assert.equal(c.byCategory['single-tool'] + c.byCategory.composition + c.byCategory.recovery, c.total);
+  const markdown = run(['stats', fixtures, '--format', 'markdown', '--title', 'Fixtures']).stdout;
+  assert.match(markdown, /^# Fixtures\n/);
+  assert.match(markdown, /\| `github` \| 1 \| 0 \| 0 \| 0 \| 2 \| 0 \| 0 \| 1 \| 0 \| 4 \|/);
 });

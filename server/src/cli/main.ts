@@ -13,7 +13,10 @@ import { FaultProfileError } from '../runner/faults.ts';
 import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
 import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
 import { loadRegistry } from '../mcp/registry.ts';
-import { collectTaskFiles, PathError, readText } from '../tasks/files.ts';
+import { collectLintableFiles, collectTaskFiles, PathError, readText } from '../tasks/files.ts';
+import { composition, compositionMarkdown, compositionText, taskTraits } from '../tasks/composition.ts';
+import { TaskSchema } from '../tasks/model.ts';
+import { lintTemplate } from '../generator/lint-template.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
@@ -56,16 +59,19 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
 
   program
     .command('lint')
-    .description('Lint task files and folders of task files (default: ./tasks).')
-    .argument('[paths...]', 'task files or folders', ['tasks'])
+    .description('Lint task files, template grammars (*.template.json) and folders of them (default: ./tasks).')
+    .argument('[paths...]', 'task or template files, or folders', ['tasks'])
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif']).default('text'))
     .option('--max-warnings <n>', 'fail (exit 1) when there are more warnings than this', integerOption)
     .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number }) => {
-      const files = collectTaskFiles(paths);
-      if (files.length === 0) throw new ExitError(`no task files found in ${paths.join(', ')}`, EXIT_USAGE);
+      const files = collectLintableFiles(paths);
+      if (files.tasks.length + files.templates.length === 0) throw new ExitError(`no task or template files found in ${paths.join(', ')}`, EXIT_USAGE);
       const registry = await loadRegistry();
-      const results = lintTaskSet(files.map((path) => ({ uri: path, text: readText(path) })), registry);
-      const reports: FileReport[] = results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics }));
+      const results = lintTaskSet(files.tasks.map((path) => ({ uri: path, text: readText(path) })), registry);
+      const reports: FileReport[] = [
+        ...results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics })),
+        ...files.templates.map((path) => ({ path, diagnostics: lintTemplate(path, readText(path), registry).diagnostics })),
+      ];
       const output =
         options.format === 'json' ? formatJson(reports, io.cwd)
         : options.format === 'sarif' ? formatSarif(reports, io.cwd, packageJson.version)
@@ -93,6 +99,23 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
         }
         io.stdout(`${canonicalHash(document.value())}  ${path}\n`);
       }
+      setExitCode(EXIT_OK);
+    });
+
+  program
+    .command('stats')
+    .description("Print a task set's composition: namespace x category x difficulty, cross-server, information and distractor tasks.")
+    .argument('[paths...]', 'task files or folders', ['tasks'])
+    .addOption(new Option('-f, --format <format>', 'output format (markdown is tasks/README.md)').choices(['text', 'markdown', 'json']).default('text'))
+    .option('--title <title>', 'the Markdown heading', 'The public dev set')
+    .action((paths: string[], options: { format: 'text' | 'markdown' | 'json'; title: string }) => {
+      const traits = collectTaskFiles(paths).map((path) => {
+        const parsed = TaskSchema.safeParse(JSON.parse(readText(path)));
+        if (!parsed.success) throw new ExitError(`${path}: not a valid task (run mcpbench lint ${path})`, EXIT_FINDINGS);
+        return taskTraits(parsed.data);
+      });
+      const c = composition(traits);
+      io.stdout(options.format === 'json' ? JSON.stringify(c, null, 2) + '\n' : options.format === 'markdown' ? compositionMarkdown(c, options.title) : compositionText(c));
       setExitCode(EXIT_OK);
     });
 

@@ -42,8 +42,8 @@ export function formatText(reports: FileReport[], cwd: string): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   lines.push(
     t.errors + t.warnings + t.infos === 0
-      ? `${plural(t.files, 'task file')} checked: no problems`
-      : `${plural(t.files, 'task file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`,
+      ? `${plural(t.files, 'file')} checked: no problems`
+      : `${plural(t.files, 'file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}`,
   );
   return lines.join('\n') + '\n';
 }

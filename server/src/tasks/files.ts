@@ -11,11 +11,15 @@ export function isTaskFileName(name: string): boolean {
 
 export class PathError extends Error {}
 
+export function isTemplateFileName(name: string): boolean {
+  return name.endsWith('.template.json');
+}
+
 /**
- * The task files named by `paths`: files as given, folders searched recursively for task JSON (skipping
+ * The files named by `paths`: files as given, folders searched recursively for names `accept` takes (skipping
  * hidden folders, node_modules, dist and runs). Sorted within each folder so output is stable.
  */
-export function collectTaskFiles(paths: string[]): string[] {
+function collectFiles(paths: string[], accept: (name: string) => boolean): string[] {
   const out: string[] = [];
   const visit = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -23,7 +27,7 @@ export function collectTaskFiles(paths: string[]): string[] {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_FOLDERS.has(entry.name)) visit(full);
-      } else if (entry.isFile() && isTaskFileName(entry.name)) out.push(full);
+      } else if (entry.isFile() && accept(entry.name)) out.push(full);
     }
   };
   for (const path of paths) {
@@ -37,6 +41,17 @@ export function collectTaskFiles(paths: string[]): string[] {
     else out.push(path);
   }
   return [...new Set(out.map((p) => resolve(p)))];
+}
+
+/** The task files named by `paths` (a file named explicitly is taken whatever its name). */
+export function collectTaskFiles(paths: string[]): string[] {
+  return collectFiles(paths, isTaskFileName);
+}
+
+/** Task files and template grammars (`*.template.json`) named by `paths`, for the linter. */
+export function collectLintableFiles(paths: string[]): { tasks: string[]; templates: string[] } {
+  const files = collectFiles(paths, (name) => isTaskFileName(name) || isTemplateFileName(name));
+  return { tasks: files.filter((f) => !isTemplateFileName(f)), templates: files.filter(isTemplateFileName) };
 }
 
 export function readText(path: string): string {
