@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 
 const entries = [
   { in: 'server/src/cli/index.ts', out: 'cli' },
+  // What every episode starts per namespace: the MCP servers without the rest of the CLI (see serve.ts).
+  { in: 'server/src/cli/serve-index.ts', out: 'serve' },
   { in: 'server/src/lsp/index.ts', out: 'server' },
   { in: 'client/src/extension.ts', out: 'client' },
 ].filter((entry) => existsSync(entry.in));

@@ -1,17 +1,13 @@
 /**
  * The `mcpbench` command: argv onto the engine. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { doctor } from './doctor.ts';
 import { checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import { FaultProfileError } from '../runner/faults.ts';
 import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
-import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
+import { serveNamespace, ServeError } from './serve.ts';
 import { loadRegistry } from '../mcp/registry.ts';
 import { collectLintableFiles, collectTaskFiles, PathError, readText } from '../tasks/files.ts';
 import { composition, compositionMarkdown, compositionText, taskTraits } from '../tasks/composition.ts';
@@ -126,50 +122,12 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .requiredOption('--dir <sandbox>', 'the sandbox folder holding the state (created if missing)')
     .option('--state <file>', "seed the sandbox from this initial state (the namespace's state schema) first")
     .action(async (namespace: string, options: { dir: string; state?: string }) => {
-      const registry = await loadRegistry();
-      const info = registry.get(namespace);
-      if (!info) throw new ExitError(`unknown namespace ${namespace}: known are ${registry.names().join(', ')}`, EXIT_USAGE);
-      const plugin = info.plugin;
-      const initial = options.state === undefined ? undefined : readInitialState(options.state);
-      mkdirSync(options.dir, { recursive: true });
       try {
-        if (plugin?.tools) {
-          if (initial !== undefined || !existsSync(join(options.dir, STATE_FILE))) seedSimulation(info, initial?.value, options.dir);
-          await serveSimulation(info, options.dir, packageJson.version, new StdioServerTransport());
-        } else if (plugin?.runtime?.createServer) {
-          // Without --state the sandbox is served as it is (seeded before, or left by an earlier run).
-          if (initial !== undefined) {
-            assertValidState(info, initial.value);
-            await plugin.runtime.seed(plugin.normalizeState(initial.value), options.dir);
-          }
-          const server = await plugin.runtime.createServer(options.dir, packageJson.version);
-          await server.connect(new StdioServerTransport());
-          await new Promise<void>((resolve) => process.stdin.on('close', resolve));
-          // Closing lets the backend shut down cleanly (PGlite checkpoints, so the next open needs no recovery).
-          await server.close();
-          setExitCode(EXIT_OK);
-          return;
-        } else if (plugin?.runtime?.launch) {
-          // An official server from npm: seed out of band, then hand it our stdio.
-          if (initial !== undefined) {
-            assertValidState(info, initial.value);
-            await plugin.runtime.seed(plugin.normalizeState(initial.value), options.dir);
-          }
-          const { command, args, env } = plugin.runtime.launch(options.dir);
-          const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-          const code = await new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? EXIT_USAGE)));
-          setExitCode(code);
-          return;
-        } else {
-          throw new ExitError(`${namespace} cannot be served by mcpbench (${info.server.implementation.kind}${info.server.implementation.package ? `: ${info.server.implementation.package}` : ''})`, EXIT_USAGE);
-        }
+        setExitCode(await serveNamespace(namespace, options, packageJson.version));
       } catch (error) {
-        if (error instanceof StateError) throw new ExitError(`${options.state}: ${error.message}`, EXIT_USAGE);
+        if (error instanceof ServeError) throw new ExitError(error.message, EXIT_USAGE);
         throw error;
       }
-      // The transport keeps the process alive until stdin closes.
-      await new Promise<void>((resolve) => process.stdin.on('close', resolve));
-      setExitCode(EXIT_OK);
     });
 
   const io2 = (): CliIo => ({ ...io, isTTY: Boolean(process.stderr.isTTY) });
@@ -239,13 +197,6 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
   return program;
 }
 
-function readInitialState(file: string): { value: unknown } {
-  try {
-    return { value: JSON.parse(readText(file)) };
-  } catch (error) {
-    throw new ExitError(`${file}: ${(error as Error).message}`, EXIT_USAGE);
-  }
-}
 
 /** Runs the CLI; resolves to the exit code instead of exiting, so tests can call it in-process. */
 export async function runCli(argv: string[], io: Io): Promise<number> {

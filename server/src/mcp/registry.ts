@@ -80,8 +80,12 @@ async function importPlugin(namespace: string): Promise<NamespacePlugin | undefi
 
 let defaultRegistry: Promise<Registry> | undefined;
 
-/** The registry of the package's own schemas/servers, loaded once per process. */
-export function loadRegistry(): Promise<Registry> {
+/**
+ * The registry of the package's own schemas/servers, loaded once per process. `only` loads one namespace and
+ * its code and nothing else: what a server process serving that namespace needs.
+ */
+export function loadRegistry(options: { only?: string } = {}): Promise<Registry> {
+  if (options.only !== undefined) return loadRegistryFrom(join(schemasDir(), 'servers'), { only: options.only });
   return (defaultRegistry ??= loadRegistryFrom(join(schemasDir(), 'servers')));
 }
 
@@ -91,6 +95,8 @@ export interface RegistryOptions {
    * a server process serving one namespace then pays for that namespace only, not for all of them.
    */
   eager?: boolean;
+  /** Load this namespace only (an unknown one gives an empty registry, whose names() say what is known). */
+  only?: string;
 }
 
 export async function loadRegistryFrom(serversDir: string, options: RegistryOptions = {}): Promise<Registry> {
@@ -98,6 +104,7 @@ export async function loadRegistryFrom(serversDir: string, options: RegistryOpti
   const files = readdirSync(serversDir).filter((f) => f.endsWith('.json')).sort();
   const namespaces = new Map<string, NamespaceInfo>();
   for (const fileName of files) {
+    if (options.only !== undefined && fileName !== `${options.only}.json`) continue;
     const file = join(serversDir, fileName);
     const namespace = basename(fileName, '.json');
     let server: ServerFile;

@@ -33,7 +33,7 @@ const STDERR_TAIL_BYTES = 4000;
 export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec {
   const plugin = info.plugin;
   if (plugin?.tools || plugin?.runtime?.createServer) {
-    return { command: process.execPath, args: [join(packageRoot(), 'dist', 'cli.js'), 'serve', info.namespace, '--dir', sandbox] };
+    return { command: process.execPath, args: [join(packageRoot(), 'dist', 'serve.js'), info.namespace, '--dir', sandbox] };
   }
   if (plugin?.runtime?.launch) return plugin.runtime.launch(sandbox);
   throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '');
