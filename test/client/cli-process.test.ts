@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startCli } from '../../client/src/cli-process.ts';
+import { execCli, startCli } from '../../client/src/cli-process.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
 
 const script = (body: string) => ['-e', body];
@@ -36,4 +36,13 @@ test('cancel sends SIGINT; a process that ignores it is killed', async () => {
 test('a command that does not exist ends with an error, not a hang', async () => {
   const exit = await startCli({ command: '/nonexistent/mcpbench', args: [], cwd: process.cwd(), onEvent: () => undefined }).exited;
   assert.ok(exit.error);
+});
+
+test('execCli collects what a short command printed, its exit code, and reports a missing command', async () => {
+  let streamed = '';
+  const result = await execCli({ command: process.execPath, args: script(`console.log(JSON.stringify({ok:true})); console.error('note'); process.exit(1)`), cwd: process.cwd(), onStderr: (t) => (streamed += t) });
+  assert.deepEqual([result.code, JSON.parse(result.stdout), result.stderr.trim(), streamed.trim()], [1, { ok: true }, 'note', 'note']);
+  const missing = await execCli({ command: '/nonexistent/mcpbench', args: [], cwd: process.cwd() });
+  assert.ok(missing.error);
+  assert.equal(missing.code, null);
 });

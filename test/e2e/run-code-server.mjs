@@ -6,8 +6,10 @@
 // Installs code-server and Node 24 into a cache folder outside the repository the first time (see
 // install-code-server.mjs), builds the extension and the tests, opens a scratch copy of the fixture workspace
 // with the extension under development, forwards the extension host's log, takes screenshots into
-// test/e2e/screenshots/ when the suite asks (a `MCPBENCH_SCREENSHOT <name>` line) and on failure, and exits with
-// the suite's exit code. It ends every process it started, by id.
+// test/e2e/screenshots/ when the suite asks (a `MCPBENCH_SCREENSHOT <name>` line) and on failure, does what a user
+// would do in the workbench when the suite asks (`MCPBENCH_UI click <selector>`: a click in a webview;
+// `MCPBENCH_UI answer <text>`: type into the open input box and press Enter; arguments URI-encoded), and exits
+// with the suite's exit code. It ends every process it started, by id.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), MCPBENCH_E2E_CACHE (the install folder).
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +22,7 @@ import { ensureCodeServer } from './install-code-server.mjs';
 import { createFixtureWorkspace, REPO_ROOT } from './workspace.mjs';
 
 const SCREENSHOT_MARKER = /MCPBENCH_SCREENSHOT (\S+)/;
+const UI_MARKER = /MCPBENCH_UI (click|answer) (\S+)/;
 // Workbench log lines that say nothing about the extension: the gallery and telemetry hosts cannot be reached
 // here, and the chat and agent features have no account. --verbose shows them.
 const NOISE = /marketplace|gallery|telemetry|update\.code\.visualstudio|vscode-unpkg|open-vsx|\[(ChatModelSelection|AgentHost[^\]]*|AccountPolicyGate)\]/i;
@@ -211,11 +214,48 @@ function takeScreenshot(name) {
   return shot;
 }
 
+/** The suite's UI requests, one after the other, in the order it asked. */
+let uiQueue = Promise.resolve();
+
+/**
+ * Does what the suite asks a user to do. `click`: the element matching the selector in a webview (the frames of
+ * webviews are nested in the workbench page; the first that has a match is used), waiting up to 20 s for it to
+ * appear. `answer`: fills the workbench's input box (showInputBox) once it is open, and presses Enter.
+ */
+async function uiAction(action, argument) {
+  const deadline = Date.now() + 20_000;
+  if (action === 'click') {
+    for (;;) {
+      for (const frame of page.frames()) {
+        if (frame === page.mainFrame()) continue;
+        const handle = await frame.$(argument).catch(() => null);
+        if (handle) {
+          await handle.click({ timeout: 10_000 });
+          log(`ui: clicked ${argument}`);
+          return;
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`no webview has an element matching ${argument}`);
+      await sleep(200);
+    }
+  }
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.first().waitFor({ state: 'visible', timeout: 20_000 });
+  await input.first().fill(argument);
+  await input.first().press('Enter');
+  log(`ui: answered the input box with ${JSON.stringify(argument)}`);
+}
+
 /** `codeAutomationLog(level, message)`: the workbench's log, the extension host's console among it. */
 function onWorkbenchLog(level, message) {
   const text = Array.isArray(message) ? message.map(String).join(' ') : String(message);
   const marker = SCREENSHOT_MARKER.exec(text);
   if (marker) void takeScreenshot(marker[1]);
+  const ui = UI_MARKER.exec(text);
+  if (ui && page) {
+    const [, action, encoded] = ui;
+    uiQueue = uiQueue.then(() => uiAction(action, decodeURIComponent(encoded))).catch((error) => log(`ui ${action} failed: ${error.message}`));
+  }
   if (!options.verbose && NOISE.test(text)) return;
   if (!options.verbose && (level === 'trace' || level === 'debug')) return;
   for (const line of text.split('\n')) console.log(`  ${line}`);
@@ -275,6 +315,8 @@ async function main() {
     XDG_CACHE_HOME: dirs.cache,
     XDG_STATE_HOME: dirs.state,
     ...(options.grep ? { MCPBENCH_E2E_GREP: options.grep } : {}),
+    // The suite may ask this runner to click and type in the workbench (see uiAction).
+    MCPBENCH_E2E_UI: '1',
   };
   const server = spawn(
     paths.node,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../../server/src/cli/main.ts';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createAjv } from '../../server/src/tasks/ajv.ts';
 import { canonicalHash } from '../../server/src/tasks/hash.ts';
@@ -85,6 +86,32 @@ test('listCandidates reports decision, integrity, lint and check per candidate',
     ],
   );
   assert.deepEqual(list[0]!.parameters, { passenger: 'Ann' });
+  assert.equal(list[0]!.goal, variant('Ann', 1).goal, 'the goal, for the review view');
+});
+
+test('the review commands speak JSON for the editor: list with goals, decide, diff, accept with its report', async () => {
+  const dir = makeBatch([{ task: variant('Ann', 1), check: { ok: true, problems: [] } }, { task: variant('Cy', 2), check: { ok: true, problems: [] } }, { task: variant('Di', 3) }]);
+  const into = emptyDir();
+  const cli = async (...argv: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir });
+    return { code, stdout, stderr };
+  };
+  const listed = await cli('review', 'list', dir, '--format', 'json');
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(JSON.parse(listed.stdout).map((c: { task_id: string; goal: string }) => [c.task_id, c.goal]), [1, 2, 3].map((i) => [`travel-cheapest-flight-v${i}`, variant(['Ann', 'Cy', 'Di'][i - 1]!, i).goal]));
+  assert.equal((await cli('review', 'decide', dir, 'travel-cheapest-flight-v1', 'accept', '--reason', 'clear goal')).code, 0);
+  assert.equal((await cli('review', 'decide', dir, 'travel-cheapest-flight-v2', 'reject', '--reason', 'same as v1')).code, 0);
+  const diff = await cli('review', 'diff', dir, 'travel-cheapest-flight-v1', '--format', 'json');
+  assert.equal(JSON.parse(diff.stdout).sibling.task_id, 'travel-cheapest-flight-v2');
+  const accepted = await cli('review', 'accept', dir, '--into', into, '--format', 'json');
+  assert.equal(accepted.code, 1, 'an undecided candidate is refused');
+  const report = JSON.parse(accepted.stdout);
+  assert.deepEqual(report.accepted.map((a: { task_id: string }) => a.task_id), ['travel-cheapest-flight-v1']);
+  assert.deepEqual(report.skipped.map((a: { task_id: string }) => a.task_id), ['travel-cheapest-flight-v2']);
+  assert.deepEqual(report.refused.map((a: { task_id: string; reason: string }) => [a.task_id, /no review decision/.test(a.reason)]), [['travel-cheapest-flight-v3', true]]);
+  assert.ok(existsSync(join(into, 'travel', 'travel-cheapest-flight-v1.json')));
 });
 
 test('setDecision records the decision with its reason, reviewer and time in the manifest', () => {

@@ -2,6 +2,7 @@
  * `mcpbench run` and `check` as a user runs them (the built CLI): a run killed with SIGKILL mid-way and
  * resumed ends with every episode recorded exactly once; Ctrl-C stops cleanly and leaves no server process;
  * the same seed gives the same trace; check catches a broken task; jsonl events carry the whole story.
+ * Perturbed runs (`--perturb` levels, the optional `--paraphrase`) and sealed sets read in memory.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +10,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../server/src/generator/perturb.ts';
+import { readTaskSources, seal } from '../../server/src/generator/seal.ts';
 import { readEpisodes } from '../../server/src/runner/journal.ts';
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
+import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import type { Task } from '../../server/src/tasks/model.ts';
+import { startScriptedOpenAIServer } from './scripted-openai-server.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -129,4 +136,206 @@ test('check fails a task whose predicate holds without any action, and a counter
   assert.match(result.stdout, /counterexample 1 passes: the predicate is not specific enough/);
   assert.match(result.stdout, /^ok {3}travel-confirm-held-001 .*recovers under 7\/7 fault types/m);
   assert.ok(existsSync(join(runFolder(join(work, 'runs')), 'episodes.jsonl')));
+});
+
+// ---- Perturbed goals -------------------------------------------------------------------------------------
+
+/** Runs the CLI without blocking this process (a scripted endpoint in it must keep answering). */
+function runAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const LEVELS = ['none', 'light', 'medium', 'heavy'] as const;
+const readTask = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Task;
+
+test('run --perturb none,light,medium,heavy: the seed fixes every goal, the reference agent passes at every level, journal and report carry the level', { timeout: 180_000 }, () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-perturb-'));
+  const sets = [join(tasks, 'calendar'), join(tasks, 'travel')];
+  const byFile = new Map(collectTaskFiles(sets).map((file) => [readTask(file).id, readTask(file)]));
+  const goals: string[] = [];
+  for (const n of [1, 2]) {
+    const out = join(work, `runs${n}`);
+    const result = run(['run', ...sets, '--perturb', LEVELS.join(','), '--seed', '5', '--out', out, '--reporter', 'jsonl', '--sandbox', 'process'], work);
+    assert.equal(result.status, 0, result.stderr);
+    const folder = runFolder(out);
+    const results = readEpisodes(folder).results;
+    assert.equal(results.length, byFile.size * LEVELS.length, 'every task once per level');
+    for (const r of results) {
+      assert.equal(r.status, 'passed', `${r.task_id} at ${r.perturbation}: end-state equivalence, the predicate still holds`);
+      const task = byFile.get(r.task_id)!;
+      if (r.perturbation === 'none') {
+        assert.equal(r.goal, undefined, 'the task goal itself is not recorded again');
+        continue;
+      }
+      // The goal shown is the perturbation of (task, level, seed, trial), recorded with what was done.
+      assert.equal(r.goal, perturbGoal(task, r.perturbation as PerturbationLevel, 5, r.trial));
+      assert.deepEqual(r.perturbed?.applied, perturbGoalDetailed(task, r.perturbation as PerturbationLevel, 5, r.trial).applied);
+      if (r.perturbation === 'heavy') assert.notEqual(r.goal, task.goal);
+    }
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent);
+    const started = events.filter((e): e is Extract<RunEvent, { type: 'episode-started' }> => e.type === 'episode-started');
+    assert.ok(started.some((e) => e.key.perturbation === 'heavy' && typeof e.goal === 'string'), 'the editor sees the goal shown as the episode starts');
+    goals.push(JSON.stringify(results.map((r) => [r.task_id, r.perturbation, r.goal ?? null]).sort()));
+
+    // The run's configuration, the report's reliability surface, JUnit and the HTML trace carry the levels.
+    assert.deepEqual(JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')).perturbations, [...LEVELS]);
+    const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
+    const cells = report.scores.surface.filter((c: { k: number }) => c.k === 1);
+    assert.deepEqual(cells.map((c: { perturbation: string }) => c.perturbation).sort(), [...LEVELS].sort());
+    for (const cell of cells) assert.deepEqual([cell.pass_k, cell.tasks], [1, byFile.size], JSON.stringify(cell));
+    assert.match(readFileSync(join(folder, 'junit.xml'), 'utf8'), /\[perturbation heavy\]/);
+    assert.match(readFileSync(join(folder, 'report.html'), 'utf8'), /Today is /, 'the heavy goals are in the report');
+    if (n === 1) {
+      const text = run(['report', folder], work);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, /reliability surface/);
+      assert.match(text.stdout, /^\s+heavy\s+none\s+100\.0%/m);
+    }
+  }
+  assert.equal(goals[0], goals[1], 'the same seed shows the same goals');
+  const other = byFile.get('travel-cheapest-flight-001')!;
+  assert.notEqual(perturbGoal(other, 'heavy', 6, 0), perturbGoal(other, 'heavy', 5, 0), 'another seed, another goal');
+});
+
+test('--perturb refuses an unknown level, and --paraphrase without heavy or an endpoint (exit 2)', { timeout: 60_000 }, () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-perturb-usage-'));
+  const env = { ...process.env, MCPBENCH_OPENAI_BASE_URL: '', MCPBENCH_OPENAI_MODEL: '', MCPBENCH_PARAPHRASE_BASE_URL: '', MCPBENCH_PARAPHRASE_MODEL: '' };
+  const cases: [string[], RegExp][] = [
+    [['--perturb', 'none,wild'], /--perturb none,wild: use none, light, medium, heavy/],
+    [['--perturb', 'light', '--paraphrase'], /add heavy to --perturb/],
+    [['--perturb', 'heavy', '--paraphrase'], /--paraphrase needs an OpenAI-compatible base URL/],
+    [['--perturb', 'heavy', '--paraphrase-model', 'm'], /take effect with --paraphrase/],
+  ];
+  for (const [flags, message] of cases) {
+    const result = spawnSync(process.execPath, [cli, 'run', join(tasks, 'travel'), ...flags, '--out', join(work, 'runs'), '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env });
+    assert.equal(result.status, 2, `${flags.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
+  assert.ok(!existsSync(join(work, 'runs')), 'nothing was started');
+});
+
+test('--paraphrase sends heavy goals through an OpenAI-compatible endpoint; a paraphrase that drops a value is refused', { timeout: 120_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-paraphrase-'));
+  const dir = join(work, 'tasks');
+  mkdirSync(dir);
+  for (const name of ['travel-cheapest-flight-001', 'travel-confirm-held-001']) cpSync(join(tasks, 'travel', `${name}.json`), join(dir, `${name}.json`));
+  // A faithful rewording of whatever it is given, except for the confirm task: that one loses its values.
+  const server = await startScriptedOpenAIServer((_index, body) => {
+    const goal = String(body.messages.at(-1).content);
+    return { message: { content: goal.includes('IB-310') ? 'Please confirm the held flight for Alice.' : `In other words: ${goal}` } };
+  });
+  try {
+    const env = { ...process.env, MCPBENCH_PARAPHRASE_API_KEY: 'k-paraphrase' };
+    const args = ['run', dir, '--perturb', 'none,heavy', '--paraphrase', '--paraphrase-base-url', server.baseUrl, '--paraphrase-model', 'local-paraphraser', '--out', join(work, 'runs'), '--reporter', 'none', '--no-report', '--sandbox', 'process'];
+    const result = await runAsync(args, work, env);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /paraphrase \(local-paraphraser\): 1 of 2 heavy goal\(s\) paraphrased/);
+    assert.equal(server.requests.length, 2, 'asked once per heavy (task, trial), never at level none');
+    assert.equal(server.requests[0]!.headers.authorization, 'Bearer k-paraphrase');
+    assert.equal(server.requests[0]!.body.model, 'local-paraphraser');
+
+    const folder = runFolder(join(work, 'runs'));
+    const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
+    assert.deepEqual(config.paraphrase, { baseUrl: server.baseUrl, model: 'local-paraphraser' });
+    assert.doesNotMatch(readFileSync(join(folder, 'run.json'), 'utf8'), /k-paraphrase/, 'the key is never recorded');
+    const results = readEpisodes(folder).results;
+    assert.equal(results.length, 4);
+    for (const r of results) assert.equal(r.status, 'passed', `${r.task_id} ${r.perturbation}`);
+    const heavy = (id: string) => results.find((r) => r.task_id === id && r.perturbation === 'heavy')!;
+    const flight = heavy('travel-cheapest-flight-001');
+    const flightTask = readTask(join(dir, 'travel-cheapest-flight-001.json'));
+    assert.equal(flight.goal, `In other words: ${perturbGoal(flightTask, 'heavy', 1, 0)}`);
+    assert.deepEqual(flight.perturbed?.paraphrase, { paraphrased: true, model: 'local-paraphraser' });
+    const held = heavy('travel-confirm-held-001');
+    assert.equal(held.goal, perturbGoal(readTask(join(dir, 'travel-confirm-held-001.json')), 'heavy', 1, 0), 'the deterministic goal is kept');
+    assert.equal(held.perturbed?.paraphrase?.paraphrased, false);
+    assert.match(held.perturbed?.paraphrase?.error ?? '', /dropped .*IB-310/);
+  } finally {
+    await server.close();
+  }
+});
+
+// ---- Sealed sets -----------------------------------------------------------------------------------------
+
+/** Every file under `dir` (recursively) whose text holds `needle`. */
+function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if (readFileSync(path, 'utf8').includes(needle)) found.push(path);
+  }
+  return found;
+}
+
+test('run and check read a sealed set in memory; a wrong or missing key is a usage error; a killed perturbed run over it resumes', { timeout: 300_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-sealed-run-'));
+  const setDir = join(mkdtempSync(join(tmpdir(), 'mcpbench-sealed-src-')), 'private');
+  for (const ns of ['travel', 'shop']) cpSync(join(tasks, ns), join(setDir, 'tasks', ns), { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  const sealedFile = join(work, 'private.sealed.json');
+  seal(setDir, key, { out: sealedFile });
+  const withKey = { ...process.env, MCPBENCH_SET_KEY: key };
+  const out = join(work, 'runs');
+
+  // A wrong key and a missing key: exit 2 with a message that says what to do, nothing run.
+  for (const [env, message] of [
+    [{ ...process.env, MCPBENCH_SET_KEY: randomBytes(32).toString('hex') }, /the key is wrong or the file was changed/],
+    [{ ...process.env, MCPBENCH_SET_KEY: '' }, /private\.sealed\.json is a sealed set: set MCPBENCH_SET_KEY/],
+  ] as const) {
+    for (const command of ['run', 'check']) {
+      const result = spawnSync(process.execPath, [cli, command, sealedFile, '--out', out, '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env });
+      assert.equal(result.status, 2, `${command}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+    }
+  }
+  assert.ok(!existsSync(out), 'nothing was run');
+
+  const checked = spawnSync(process.execPath, [cli, 'check', sealedFile, '--out', out, '--reporter', 'none', '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env: withKey, timeout: 240_000 });
+  assert.equal(checked.status, 0, checked.stderr + checked.stdout);
+  assert.match(checked.stdout, /^ok {3}travel-confirm-held-001 .*private\.sealed\.json#tasks\/travel\/travel-confirm-held-001\.json/m);
+  assert.match(checked.stdout, /6 tasks checked: 6 ok, 0 failing/);
+
+  // A perturbed run over the sealed set, killed after its third episode, then resumed.
+  const child = spawn(process.execPath, [cli, 'run', sealedFile, '--perturb', 'none,medium', '--out', out, '--reporter', 'jsonl', '--no-report', '--sandbox', 'process'], { cwd: work, env: withKey, stdio: ['ignore', 'pipe', 'pipe'] });
+  let finished = 0;
+  let buffer = '';
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) if (JSON.parse(line).type === 'episode-finished' && ++finished === 3) child.kill('SIGKILL');
+    });
+    child.on('exit', () => resolve());
+  });
+  const folder = readdirSync(out).filter((f) => f.startsWith('run-')).map((f) => join(out, f))[0]!;
+  const before = readEpisodes(folder).results;
+  assert.ok(before.length >= 3 && before.length < 12, `killed mid-run (${before.length} recorded)`);
+  const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
+  assert.ok(config.task_files.every((f: string) => f.startsWith(`${sealedFile}#tasks/`)), 'the journal names tasks inside the sealed set');
+
+  const noKey = spawnSync(process.execPath, [cli, 'run', '--resume', folder, '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env: { ...process.env, MCPBENCH_SET_KEY: '' } });
+  assert.equal(noKey.status, 2, 'resuming needs the key too');
+  const resumed = spawnSync(process.execPath, [cli, 'run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env: withKey, timeout: 240_000 });
+  assert.equal(resumed.status, 0, resumed.stderr);
+  const after = readEpisodes(folder).results.filter((r) => r.status !== 'infra_error');
+  const ids = after.map((r) => `${r.task_id}|${r.perturbation}|${r.trial}`);
+  assert.equal(ids.length, 12, '6 tasks x 2 levels');
+  assert.equal(new Set(ids).size, 12, 'no episode counted twice');
+  assert.ok(after.every((r) => r.status === 'passed'));
+  for (const r of after.filter((r) => r.perturbation === 'medium')) {
+    const task = JSON.parse(readTaskSources([`${sealedFile}#tasks/${r.namespaces[0]}/${r.task_id}.json`], () => key)[0]!.text) as Task;
+    assert.equal(r.goal, perturbGoal(task, 'medium', 1, r.trial), 'resumed episodes show the goals the seed fixes');
+  }
+
+  // The tasks were never written out in plain text: no file of the work folder holds a task body.
+  for (const key of ['"initial_state"', '"reference_solutions"', '"counterexamples"', '"available_tools"']) assert.deepEqual(filesHolding(work, key), [], key);
 });

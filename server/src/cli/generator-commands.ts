@@ -121,14 +121,18 @@ export function registerGeneratorCommands(program: Command, io: GeneratorCommand
     .description('Move the accepted candidates of a batch into a task set; refuses undecided, failing or changed ones.')
     .argument('<batch>', 'the batch folder')
     .option('--into <folder>', 'the task set folder', 'tasks')
-    .action(async (batch: string, options: { into: string }) => {
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (batch: string, options: { into: string; format: 'text' | 'json' }) => {
       const registry = await loadRegistry();
       await guarded(() => {
         const report = acceptBatch(at(batch), { into: at(options.into), registry });
-        for (const a of report.accepted) io.stdout(`accepted ${a.task_id} -> ${a.file}\n`);
-        for (const s of report.skipped) io.stdout(`skipped ${s.task_id}: ${s.reason}\n`);
-        for (const r of report.refused) io.stderr(`refused ${r.task_id}: ${r.reason}\n`);
-        io.stdout(`${report.accepted.length} accepted, ${report.skipped.length} skipped, ${report.refused.length} refused\n`);
+        if (options.format === 'json') io.stdout(JSON.stringify(report, null, 2) + '\n');
+        else {
+          for (const a of report.accepted) io.stdout(`accepted ${a.task_id} -> ${a.file}\n`);
+          for (const s of report.skipped) io.stdout(`skipped ${s.task_id}: ${s.reason}\n`);
+          for (const r of report.refused) io.stderr(`refused ${r.task_id}: ${r.reason}\n`);
+          io.stdout(`${report.accepted.length} accepted, ${report.skipped.length} skipped, ${report.refused.length} refused\n`);
+        }
         setExitCode(report.refused.length > 0 ? EXIT_FINDINGS : EXIT_OK);
       });
     });

@@ -136,8 +136,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
 
   program
     .command('run')
-    .description('Run tasks with an agent through the gateway, under faults, and score them (default: ./tasks).')
-    .argument('[tasks...]', 'task files or folders')
+    .description('Run tasks with an agent through the gateway, under faults and goal perturbations, and score them (default: ./tasks).')
+    .argument('[tasks...]', 'task files, folders or sealed sets (*.sealed.json, opened in memory with MCPBENCH_SET_KEY)')
     .addOption(new Option('--agent <agent>', 'the agent').choices(['reference', 'noop', 'command', 'endpoint', 'openai']).default('reference'))
     .option('--agent-command <command>', 'for --agent command: the program to run (gets MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ...)')
     .option('--endpoint <url>', 'for --agent endpoint: the URL tasks are POSTed to')
@@ -149,7 +149,10 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--seed <n>', 'run seed: the same seed gives the same faults', integerOption, 1)
     .option('--concurrency <n>', 'episodes at a time', integerOption, 1)
     .option('--retry', 'reference agent: back off and retry recoverable faults')
-    .option('--perturb <level>', 'goal perturbation level', 'none')
+    .option('--perturb <levels>', 'goal perturbation level none | light | medium | heavy, or a comma-separated list (none,light,medium): each level is run and scored', 'none')
+    .option('--paraphrase', 'also paraphrase heavy-level goals through an OpenAI-compatible endpoint (off by default)')
+    .option('--paraphrase-base-url <url>', 'for --paraphrase: the base URL (or MCPBENCH_PARAPHRASE_BASE_URL; default: the openai agent\'s)')
+    .option('--paraphrase-model <model>', 'for --paraphrase: the model (or MCPBENCH_PARAPHRASE_MODEL; default: the openai agent\'s)')
     .addOption(backendOption())
     .addOption(reporterOption())
     .option('--out <folder>', 'where run folders go', 'runs')
@@ -163,7 +166,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
   program
     .command('check')
     .description('Self-test tasks: noop fails, references pass, counterexamples fail, recoverable under faults; prints coverage.')
-    .argument('[tasks...]', 'task files or folders')
+    .argument('[tasks...]', 'task files, folders or sealed sets (*.sealed.json, opened in memory with MCPBENCH_SET_KEY)')
     .option('--seed <n>', 'seed of the fault probes', integerOption, 1)
     .option('--concurrency <n>', 'episodes at a time', integerOption, 2)
     .addOption(backendOption())

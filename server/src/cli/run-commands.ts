@@ -8,7 +8,9 @@ import { SingleBar } from 'cli-progress';
 import type { Registry } from '../mcp/registry.ts';
 import { computeScores, type Scores } from '../scoring/metrics.ts';
 import { writeReport } from '../scoring/report.ts';
-import { collectTaskFiles } from '../tasks/files.ts';
+import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, type ParaphraseEndpoint, type PerturbationLevel, type ShownGoal } from '../generator/perturb.ts';
+import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
+import type { Task } from '../tasks/model.ts';
 import type { Agent } from '../runner/agents/agent.ts';
 import { createCommandAgent } from '../runner/agents/command.ts';
 import { createEndpointAgent } from '../runner/agents/endpoint.ts';
@@ -17,8 +19,9 @@ import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
 import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
 import { Journal, type RunConfig } from '../runner/journal.ts';
-import { executeRun, loadTasks, planRun, type LoadedTask } from '../runner/run.ts';
+import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
 import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import type { EpisodeSpec } from '../runner/episode.ts';
 import type { EpisodeResult, RunEvent } from '../runner/types.ts';
 
 export interface CliIo {
@@ -44,8 +47,54 @@ export interface RunFlags {
   reporter: 'progress' | 'jsonl' | 'none';
   out: string;
   resume?: string;
+  /** A level or a comma-separated list of levels: `none`, `light`, `medium`, `heavy`. */
   perturb: string;
+  /** Paraphrase heavy-level goals through an OpenAI-compatible endpoint (off by default). */
+  paraphrase?: boolean;
+  paraphraseBaseUrl?: string;
+  paraphraseModel?: string;
   report: boolean;
+}
+
+/** The paraphrase endpoint of a run as run.json records it (never the API key). */
+interface ParaphraseConfig {
+  baseUrl: string;
+  model: string;
+}
+
+/** `--perturb none,light,medium`: the levels, in the order given, each once. */
+export function parsePerturbation(value: string): PerturbationLevel[] {
+  const levels = value.split(',').map((level) => level.trim()).filter(Boolean);
+  const wrong = levels.filter((level) => !isPerturbationLevel(level));
+  if (levels.length === 0 || wrong.length > 0) {
+    throw new UsageError(`--perturb ${value}: use ${PERTURBATION_LEVELS.join(', ')}, or a comma-separated list of them such as none,light,medium`);
+  }
+  return [...new Set(levels as PerturbationLevel[])];
+}
+
+const nonEmpty = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
+
+/**
+ * Where paraphrases come from: --paraphrase-base-url / --paraphrase-model, else MCPBENCH_PARAPHRASE_BASE_URL /
+ * MCPBENCH_PARAPHRASE_MODEL, else the openai agent's endpoint and model (--base-url, --model,
+ * MCPBENCH_OPENAI_BASE_URL, MCPBENCH_OPENAI_MODEL). The key: MCPBENCH_PARAPHRASE_API_KEY, else OPENAI_API_KEY.
+ */
+function paraphraseConfig(flags: RunFlags, levels: readonly PerturbationLevel[], env: NodeJS.ProcessEnv): ParaphraseConfig | undefined {
+  if (!flags.paraphrase) {
+    if (flags.paraphraseBaseUrl || flags.paraphraseModel) throw new UsageError('--paraphrase-base-url and --paraphrase-model take effect with --paraphrase');
+    return undefined;
+  }
+  if (!levels.includes('heavy')) throw new UsageError(`--paraphrase rewrites heavy-level goals: add heavy to --perturb (now ${levels.join(',')})`);
+  const baseUrl = nonEmpty(flags.paraphraseBaseUrl) ?? nonEmpty(env.MCPBENCH_PARAPHRASE_BASE_URL) ?? nonEmpty(flags.baseUrl) ?? nonEmpty(env.MCPBENCH_OPENAI_BASE_URL);
+  const model = nonEmpty(flags.paraphraseModel) ?? nonEmpty(env.MCPBENCH_PARAPHRASE_MODEL) ?? nonEmpty(flags.model) ?? nonEmpty(env.MCPBENCH_OPENAI_MODEL);
+  if (!baseUrl) throw new UsageError('--paraphrase needs an OpenAI-compatible base URL: --paraphrase-base-url or MCPBENCH_PARAPHRASE_BASE_URL');
+  if (!model) throw new UsageError('--paraphrase needs a model: --paraphrase-model or MCPBENCH_PARAPHRASE_MODEL');
+  return { baseUrl, model };
+}
+
+function paraphraseEndpoint(config: ParaphraseConfig, env: NodeJS.ProcessEnv): ParaphraseEndpoint {
+  const apiKey = nonEmpty(env.MCPBENCH_PARAPHRASE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
+  return { ...config, ...(apiKey ? { apiKey } : {}) };
 }
 
 export function newRunId(prefix = 'run'): string {
@@ -112,7 +161,8 @@ function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
       const r = event.result;
       if (r.status !== 'infra_error') n++;
       const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : '';
-      io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile} trial=${r.trial}${detail}\n`);
+      const perturbation = r.perturbation === 'none' ? '' : ` perturb=${r.perturbation}`;
+      io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile}${perturbation} trial=${r.trial}${detail}\n`);
     },
     finish: () => undefined,
   };
@@ -146,6 +196,27 @@ export function formatScores(scores: Scores): string {
     `  recovery-from-error     ${pct(scores.recovery_rate.value)}  (${scores.recovery_rate.numerator}/${scores.recovery_rate.denominator} recovery episodes that saw an error)`,
   ];
   for (const p of scores.pass_k) lines.push(`  pass^${p.k}${' '.repeat(Math.max(1, 18 - String(p.k).length))}${pct(p.value)}${ci(p.ci)}`);
+  // The reliability surface, when the run spans more than one cell (several perturbation levels or profiles).
+  const cells = [...new Map(scores.surface.map((c) => [JSON.stringify([c.perturbation, c.fault_profile]), c])).values()];
+  if (cells.length > 1) {
+    const ks = [...new Set(scores.surface.map((c) => c.k))].sort((a, b) => a - b);
+    const order = (level: string) => {
+      const i = (PERTURBATION_LEVELS as readonly string[]).indexOf(level);
+      return i < 0 ? PERTURBATION_LEVELS.length : i;
+    };
+    cells.sort((a, b) => a.fault_profile.localeCompare(b.fault_profile) || order(a.perturbation) - order(b.perturbation) || a.perturbation.localeCompare(b.perturbation));
+    const width = Math.max(14, ...cells.map((c) => c.perturbation.length + 2));
+    const faultWidth = Math.max(8, ...cells.map((c) => c.fault_profile.length + 2));
+    lines.push('  reliability surface (pass^k by perturbation level and fault profile):');
+    lines.push(`    ${'perturbation'.padEnd(width)}${'faults'.padEnd(faultWidth)}${ks.map((k) => `pass^${k}`.padStart(9)).join('')}`);
+    for (const cell of cells) {
+      const values = ks.map((k) => {
+        const found = scores.surface.find((c) => c.k === k && c.perturbation === cell.perturbation && c.fault_profile === cell.fault_profile);
+        return (found ? pct(found.pass_k) : '   -  ').padStart(9);
+      });
+      lines.push(`    ${cell.perturbation.padEnd(width)}${cell.fault_profile.padEnd(faultWidth)}${values.join('')}  (${cell.tasks} tasks)`);
+    }
+  }
   if (scores.by_namespace.length) {
     lines.push('  by server:');
     for (const b of scores.by_namespace) lines.push(`    ${b.key.padEnd(20)} ${pct(b.success_rate)}  (${b.passed}/${b.attempted})`);
@@ -157,8 +228,52 @@ export function formatScores(scores: Scores): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The tasks of files, folders and sealed sets (`*.sealed.json`, and `x.sealed.json#tasks/a.json` entries as a
+ * journal records them): a sealed set is decrypted in memory with MCPBENCH_SET_KEY and never written out.
+ * A missing or wrong key is a usage error.
+ */
 function loadSet(paths: string[], registry: Registry): LoadedTask[] {
-  return loadTasks(collectTaskFiles(paths), registry);
+  let sources: { file: string; text: string }[];
+  try {
+    sources = readTaskSources(paths, () => keyFromEnvironment());
+  } catch (error) {
+    if (error instanceof SealError) throw new UsageError(error.message);
+    throw error;
+  }
+  return loadTaskSources(sources, registry);
+}
+
+/**
+ * Replaces the goals of the episodes still to run at a paraphrasing level with their paraphrase, asking the
+ * endpoint once per (task, level, trial) (the variants of one trial share it). Episodes already in the journal
+ * keep the goal they were run with.
+ */
+async function paraphraseGoals(specs: EpisodeSpec[], endpoint: ParaphraseEndpoint, seed: number, io: CliIo, reporter: RunFlags['reporter']): Promise<void> {
+  const cache = new Map<string, Promise<ShownGoal>>();
+  let asked = 0;
+  const refused: string[] = [];
+  for (const spec of specs) {
+    const level = spec.key.perturbation as PerturbationLevel;
+    const id = JSON.stringify([spec.task.id, level, spec.key.trial]);
+    let shown = cache.get(id);
+    if (!shown) {
+      shown = paraphrasedGoal(spec.task as Task, level, seed, spec.key.trial, endpoint);
+      cache.set(id, shown);
+      const result = await shown;
+      if (result.perturbed?.paraphrase) {
+        asked++;
+        if (!result.perturbed.paraphrase.paraphrased) refused.push(`${spec.task.id} trial ${spec.key.trial}: ${result.perturbed.paraphrase.error}`);
+      }
+    }
+    const { goal, perturbed } = await shown;
+    spec.goal = goal;
+    if (perturbed) spec.perturbed = perturbed;
+  }
+  if (asked && reporter !== 'jsonl') {
+    io.stderr(`paraphrase (${endpoint.model}): ${asked - refused.length} of ${asked} heavy goal(s) paraphrased${refused.length ? '; the deterministic goal was kept for:' : ''}\n`);
+    for (const line of refused) io.stderr(`  ${line}\n`);
+  }
 }
 
 export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
@@ -167,12 +282,22 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   let journal: Journal;
   let tasks: LoadedTask[];
   let config: RunConfig;
+  let levels: PerturbationLevel[];
+  let paraphrase: ParaphraseConfig | undefined;
   if (flags.resume) {
-    journal = Journal.resume(resolve(io.cwd, flags.resume));
+    try {
+      journal = Journal.resume(resolve(io.cwd, flags.resume));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     config = journal.config;
-    tasks = loadTasks(config.task_files, registry);
+    tasks = loadSet(config.task_files, registry);
     Object.assign(flags, { agent: config.agent, faults: config.fault_profile, trials: config.trials, seed: config.seed, perturb: config.perturbation, retry: config.retry }, config.agent_options ?? {});
+    levels = parsePerturbation(config.perturbation);
+    paraphrase = config.paraphrase as ParaphraseConfig | undefined;
   } else {
+    levels = parsePerturbation(flags.perturb);
+    paraphrase = paraphraseConfig(flags, levels, process.env);
     tasks = loadSet(paths.length ? paths : ['tasks'], registry);
     const runId = newRunId();
     config = {
@@ -183,7 +308,9 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       agent: flags.agent,
       agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
       fault_profile: flags.faults,
-      perturbation: flags.perturb,
+      perturbation: levels.join(','),
+      perturbations: levels,
+      ...(paraphrase ? { paraphrase } : {}),
       trials: flags.trials,
       seed: flags.seed,
       concurrency: flags.concurrency,
@@ -193,16 +320,19 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     } as RunConfig;
     journal = Journal.create(join(resolve(io.cwd, flags.out), runId), config);
   }
-  if (flags.perturb !== 'none') throw new UsageError(`--perturb ${flags.perturb}: perturbation levels other than none are not available yet`);
   const profile = loadFaultProfile(flags.faults, io.cwd, flags.faultRate === undefined ? {} : { rate: flags.faultRate });
   const agent = createAgent(flags);
+  // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and
+  // the fault decisions (seed, task, trial, call) are the same at every level, so levels differ in the goal only.
   const specs = planRun(tasks, {
     agent,
     variants: () => [flags.agent === 'reference' ? 'reference:0' : agent.name],
     trials: flags.trials,
     profile,
-    perturbation: flags.perturb,
+    perturbation: levels,
+    goal: (task, trial, level) => shownGoal(task, level as PerturbationLevel, flags.seed, trial),
   });
+  if (paraphrase) await paraphraseGoals(pendingSpecs(specs, journal), paraphraseEndpoint(paraphrase, process.env), flags.seed, io, flags.reporter);
   const already = journal.results().filter((r) => r.status !== 'infra_error').length;
   const reporter = reporterFor(io, flags.reporter, specs.length);
   reporter.onEvent({ type: 'run-started', run_id: config.run_id, tasks: config.tasks, episodes: specs.length, agent: agent.name, fault_profile: profile.name, seed: flags.seed });

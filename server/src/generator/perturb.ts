@@ -24,6 +24,7 @@
  * the first day of that date's month, so the phrase is at most a month out and never in the past.
  */
 import { createHash } from 'node:crypto';
+import type { GoalPerturbation } from '../runner/types.ts';
 import type { Task } from '../tasks/model.ts';
 import { goalValues } from '../tasks/goal-values.ts';
 import generalLexicon from './lexicons/general.json';
@@ -757,4 +758,36 @@ export async function perturbGoals(
     }
   }
   return (task, trial) => goals.get(key(task, trial)) ?? perturbGoal(task, level, seed, trial);
+}
+
+// ---- Goals of a run -----------------------------------------------------------------------------------------
+
+/** The goal an episode shows its agent at a level, and what was done to it (what the run journal records). */
+export interface ShownGoal {
+  goal: string;
+  perturbed?: GoalPerturbation;
+}
+
+/** The deterministic goal of (task, level, seed, trial); level none is the task's own goal, unrecorded. */
+export function shownGoal(task: Task, level: PerturbationLevel, seed: number, trial: number): ShownGoal {
+  if (level === 'none') return { goal: task.goal };
+  const perturbed = perturbGoalDetailed(task, level, seed, trial);
+  return { goal: perturbed.goal, perturbed: { applied: perturbed.applied } };
+}
+
+/**
+ * `shownGoal`, then, at a level whose plan paraphrases (heavy), the LLM paraphrase of it. A paraphrase the
+ * endpoint fails or that drops a kept value is not used: the deterministic goal stays, and the record says why.
+ */
+export async function paraphrasedGoal(task: Task, level: PerturbationLevel, seed: number, trial: number, endpoint: ParaphraseEndpoint): Promise<ShownGoal> {
+  if (level === 'none' || !LEVEL_PLANS[level].paraphrase) return shownGoal(task, level, seed, trial);
+  const perturbed = perturbGoalDetailed(task, level, seed, trial);
+  const result = await paraphraseGoal(perturbed.goal, { ...endpoint, keep: perturbed.keep, fallback: perturbed.goal });
+  return {
+    goal: result.goal,
+    perturbed: {
+      applied: perturbed.applied,
+      paraphrase: { paraphrased: result.paraphrased, model: endpoint.model, ...(result.error ? { error: result.error } : {}) },
+    },
+  };
 }

@@ -149,6 +149,18 @@ export interface CandidateStatus {
   lint: { errors: number; warnings: number };
   check?: { ok: boolean; problems: unknown[] };
   parameters: Record<string, unknown>;
+  /** The candidate's goal as its file states it (absent when the file is missing or not a task). */
+  goal?: string;
+}
+
+function goalOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as { goal?: unknown };
+    return typeof value?.goal === 'string' ? value.goal : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every candidate of a batch with its decision, integrity, lint and check results, in manifest order. */
@@ -156,7 +168,9 @@ export function listCandidates(batchDir: string): CandidateStatus[] {
   const { manifest } = readBatch(batchDir);
   return manifest.candidates.map((c) => {
     const path = join(batchDir, c.file);
-    const integrity = !existsSync(path) ? 'missing' : candidateHashMatches(readFileSync(path, 'utf8'), c.sha256) ? 'ok' : 'changed';
+    const text = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    const integrity = text === undefined ? 'missing' : candidateHashMatches(text, c.sha256) ? 'ok' : 'changed';
+    const goal = goalOf(text);
     return {
       task_id: c.task_id,
       file: c.file,
@@ -167,6 +181,7 @@ export function listCandidates(batchDir: string): CandidateStatus[] {
       lint: { errors: count(c.lint.errors), warnings: count(c.lint.warnings) },
       ...(c.check ? { check: c.check } : {}),
       parameters: c.parameters ?? {},
+      ...(goal !== undefined ? { goal } : {}),
     };
   });
 }

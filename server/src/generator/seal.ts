@@ -109,6 +109,7 @@ export function seal(setDir: string, key: SealKey | string, options: { out?: str
 
 /** Decrypts a sealed set; a wrong key and a changed byte both fail authentication, with one clear error. */
 export function openSealed(sealedFile: string, key: SealKey | string): BundleFile[] {
+  if (!existsSync(sealedFile)) throw new SealError(`${sealedFile}: no such sealed set`);
   let sealed: SealedSet;
   try {
     sealed = JSON.parse(readFileSync(sealedFile, 'utf8')) as SealedSet;
@@ -192,19 +193,31 @@ const SEALED_SUFFIX = '.sealed.json';
  * records, so a resumed run finds them again).
  */
 export function readTaskSources(paths: readonly string[], key: () => SealKey | string = keyFromEnvironment): { file: string; text: string }[] {
-  const opened = new Map<string, { file: string; text: string }[]>();
+  const opened = new Map<string, Map<string, { file: string; text: string }>>();
   const open = (file: string) => {
-    if (!opened.has(file)) opened.set(file, readSealedTasks(file, key()));
-    return opened.get(file)!;
+    let entries = opened.get(file);
+    if (!entries) {
+      let k: SealKey | string;
+      try {
+        k = key();
+      } catch (error) {
+        // No key (or a malformed one): say which file needed it.
+        if (error instanceof SealError) throw new SealError(`${file} is a sealed set: ${error.message}`);
+        throw error;
+      }
+      entries = new Map(readSealedTasks(file, k).map((entry) => [entry.file, entry]));
+      opened.set(file, entries);
+    }
+    return entries;
   };
   const out: { file: string; text: string }[] = [];
   for (const path of paths) {
     const inner = path.indexOf(`${SEALED_SUFFIX}#`);
-    if (path.endsWith(SEALED_SUFFIX)) out.push(...open(resolve(path)));
+    if (path.endsWith(SEALED_SUFFIX)) out.push(...open(resolve(path)).values());
     else if (inner >= 0) {
       const file = resolve(path.slice(0, inner + SEALED_SUFFIX.length));
       const wanted = `${file}${path.slice(inner + SEALED_SUFFIX.length)}`;
-      const entry = open(file).find((e) => e.file === wanted);
+      const entry = open(file).get(wanted);
       if (!entry) throw new SealError(`${path}: the sealed set does not list this task`);
       out.push(entry);
     } else {

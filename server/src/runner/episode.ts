@@ -19,7 +19,7 @@ import type { FaultOptions } from './faults.ts';
 import { startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { seedNamespace, snapshotNamespace } from './state.ts';
-import type { EpisodeKey, EpisodeResult, FaultProfile, RunEvent } from './types.ts';
+import type { EpisodeKey, EpisodeResult, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
 
 export const DEFAULT_EPISODE_TIMEOUT_S = 300;
 
@@ -31,6 +31,8 @@ export interface EpisodeSpec {
   profile: FaultProfile;
   /** The goal shown to the agent (the task's own, or a perturbed one). */
   goal: string;
+  /** How `goal` was made, when it is perturbed: recorded with the result so a reviewer sees what the agent saw. */
+  perturbed?: GoalPerturbation;
 }
 
 export interface EpisodeEnvironment {
@@ -76,6 +78,9 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     max_steps: task.max_steps,
     started_at: started.toISOString(),
     attempt: 1,
+    // What the agent was shown, whenever it is not simply the task's goal.
+    ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
+    ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
   };
   const infraResult = (message: string): EpisodeResult => ({
     ...base,
@@ -90,7 +95,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     infra_error: message,
   });
 
-  emit({ type: 'episode-started', run_id: env.runId, key });
+  emit({ type: 'episode-started', run_id: env.runId, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
     try {

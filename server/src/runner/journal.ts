@@ -21,7 +21,12 @@ export interface RunConfig {
   agent: string;
   agent_options?: Record<string, unknown>;
   fault_profile: string;
+  /** The perturbation level, or several comma-separated (`none,light,medium`): each is in the episode keys. */
   perturbation: string;
+  /** The same levels as a list (runs written before lists were possible have only `perturbation`). */
+  perturbations?: string[];
+  /** The OpenAI-compatible endpoint heavy-level goals were paraphrased through (the API key is never recorded). */
+  paraphrase?: { baseUrl: string; model: string };
   trials: number;
   seed: number;
   concurrency: number;

@@ -11,7 +11,7 @@ import { readText } from '../tasks/files.ts';
 import type { Agent } from './agents/agent.ts';
 import { EpisodeInterrupted, runEpisode, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
 import { episodeId, type Journal } from './journal.ts';
-import type { EpisodeResult, FaultProfile } from './types.ts';
+import type { EpisodeResult, FaultProfile, GoalPerturbation } from './types.ts';
 
 export interface LoadedTask {
   file: string;
@@ -28,12 +28,28 @@ export class TaskLoadError extends Error {
   }
 }
 
+/** A task's text and where it came from: a file path, or `<set>.sealed.json#<path inside>` for a sealed set. */
+export interface TaskSource {
+  file: string;
+  text: string;
+}
+
 /** Reads and lints task files; any lint error refuses the whole set before anything starts. */
 export function loadTasks(files: string[], registry: Registry): LoadedTask[] {
+  return loadTaskSources(
+    files.map((file) => ({ file, text: readText(file) })),
+    registry,
+  );
+}
+
+/**
+ * Lints task texts already in memory (a sealed set is decrypted in memory and never written out); any lint
+ * error refuses the whole set before anything starts, and so does an id used twice.
+ */
+export function loadTaskSources(sources: readonly TaskSource[], registry: Registry): LoadedTask[] {
   const loaded: LoadedTask[] = [];
   const errors: Diagnostic[] = [];
-  for (const file of files) {
-    const text = readText(file);
+  for (const { file, text } of sources) {
     const { diagnostics } = lintTask(file, text, registry);
     const fatal = diagnostics.filter((d) => d.severity === 'error');
     if (fatal.length) {
@@ -53,34 +69,56 @@ export function loadTasks(files: string[], registry: Registry): LoadedTask[] {
   return loaded;
 }
 
+/** The goal an episode shows its agent, and how it was made from the task's. */
+export interface ShownGoal {
+  goal: string;
+  perturbed?: GoalPerturbation;
+}
+
 export interface PlanOptions {
   agent: Agent;
   /** The sequences/variants per task (`reference:0` for the reference agent, the agent name otherwise). */
   variants: (task: Task) => string[];
   trials: number;
   profile: FaultProfile;
-  perturbation: string;
-  /** The goal shown for a task at this perturbation level. */
-  goal?: (task: Task, trial: number) => string;
+  /**
+   * The perturbation level, or several: every (task, variant, trial) is planned once per level, each level
+   * in the episode key, so one run fills the perturbation axis of the reliability surface.
+   */
+  perturbation: string | readonly string[];
+  /** The goal shown for a task at a perturbation level in a trial (default: the task's own goal). */
+  goal?: (task: Task, trial: number, perturbation: string) => string | ShownGoal;
 }
 
 export function planRun(tasks: LoadedTask[], options: PlanOptions): EpisodeSpec[] {
+  const levels = typeof options.perturbation === 'string' ? [options.perturbation] : [...options.perturbation];
   const specs: EpisodeSpec[] = [];
   for (const { task, hash } of tasks) {
-    for (const variant of options.variants(task)) {
-      for (let trial = 0; trial < options.trials; trial++) {
-        specs.push({
-          task,
-          taskHash: hash,
-          agent: options.agent,
-          profile: options.profile,
-          goal: options.goal?.(task, trial) ?? task.goal,
-          key: { task_id: task.id, trial, variant, fault_profile: options.profile.name, perturbation: options.perturbation },
-        });
+    for (const perturbation of levels) {
+      for (const variant of options.variants(task)) {
+        for (let trial = 0; trial < options.trials; trial++) {
+          const shown = options.goal?.(task, trial, perturbation) ?? task.goal;
+          const { goal, perturbed } = typeof shown === 'string' ? { goal: shown, perturbed: undefined } : shown;
+          specs.push({
+            task,
+            taskHash: hash,
+            agent: options.agent,
+            profile: options.profile,
+            goal,
+            ...(perturbed ? { perturbed } : {}),
+            key: { task_id: task.id, trial, variant, fault_profile: options.profile.name, perturbation },
+          });
+        }
       }
     }
   }
   return specs;
+}
+
+/** The specs a run still has to do: those whose key the journal has no scored result for (resume). */
+export function pendingSpecs(specs: readonly EpisodeSpec[], journal: Journal): EpisodeSpec[] {
+  const done = new Set(journal.results().filter((r) => r.status !== 'infra_error').map(episodeId));
+  return specs.filter((spec) => !done.has(episodeId(spec.key)));
 }
 
 export interface ExecuteOptions extends EpisodeEnvironment {
@@ -96,8 +134,7 @@ export interface ExecuteOptions extends EpisodeEnvironment {
  * half-recorded).
  */
 export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean }> {
-  const done = new Set(options.journal.results().filter((r) => r.status !== 'infra_error').map(episodeId));
-  const queue = specs.filter((spec) => !done.has(episodeId(spec.key)));
+  const queue = pendingSpecs(specs, options.journal);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
   const worker = async () => {

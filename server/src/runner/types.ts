@@ -86,6 +86,14 @@ export interface EpisodeKey {
   perturbation: string;
 }
 
+/** What was done to the goal an episode showed its agent (a perturbation level other than none). */
+export interface GoalPerturbation {
+  /** The transforms applied, in order: `{ kind: 'synonym', detail: 'book -> reserve' }` ... */
+  applied: { kind: string; detail: string }[];
+  /** Set when an LLM paraphrase was asked for: whether it was used, or why the deterministic goal was kept. */
+  paraphrase?: { paraphrased: boolean; model: string; error?: string };
+}
+
 export interface EpisodeResult extends EpisodeKey {
   run_id: string;
   /** SHA-256 of the task's canonical JSON: which version of the task this result is for. */
@@ -115,12 +123,16 @@ export interface EpisodeResult extends EpisodeKey {
   agent_error?: string;
   /** 1 for the first attempt; infrastructure failures are retried. */
   attempt: number;
+  /** The goal the agent was shown, recorded when it was perturbed (or otherwise differs from the task's). */
+  goal?: string;
+  /** How `goal` was made from the task's goal. */
+  perturbed?: GoalPerturbation;
 }
 
 /** One line of `--reporter jsonl`. */
 export type RunEvent =
   | { type: 'run-started'; run_id: string; tasks: string[]; episodes: number; agent: string; fault_profile: string; seed: number }
-  | { type: 'episode-started'; run_id: string; key: EpisodeKey }
+  | { type: 'episode-started'; run_id: string; key: EpisodeKey; goal?: string }
   | { type: 'call'; run_id: string; key: EpisodeKey; call: CallRecord }
   | { type: 'fault'; run_id: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
   | { type: 'episode-finished'; run_id: string; result: EpisodeResult }

@@ -105,6 +105,8 @@ function episodeView(r: EpisodeResult, max: number) {
     duration_ms: r.duration_ms,
     attempt: r.attempt,
     answer: r.answer === undefined ? null : cut(r.answer, max),
+    goal: r.goal ?? null,
+    perturbed: r.perturbed ?? null,
     infra_error: r.infra_error ?? null,
     verdict: r.verdict ? verdictView(r.verdict, max) : null,
     calls: r.calls.map((c) => ({
@@ -266,8 +268,9 @@ const CLIENT = String.raw`
   const BAR = '#4e79a7';
 
   document.getElementById('meta').textContent = [
-    'agent ' + config.agent, 'faults ' + config.fault_profile, 'seed ' + config.seed,
-    config.tasks.length + ' tasks', 'created ' + config.created_at,
+    'agent ' + config.agent, 'faults ' + config.fault_profile,
+    ...(config.perturbation && config.perturbation !== 'none' ? ['perturbation ' + config.perturbation] : []),
+    'seed ' + config.seed, config.tasks.length + ' tasks', 'created ' + config.created_at,
   ].join(' · ');
 
   // ---- Summary cards
@@ -328,7 +331,7 @@ const CLIENT = String.raw`
     const cells = scores.surface.filter((c) => c.k === k);
     if (!cells.length) return null;
     const profiles = orderBy(scores.surface.map((c) => c.fault_profile), PROFILE_ORDER);
-    const levels = orderBy(scores.surface.map((c) => c.perturbation), []);
+    const levels = orderBy(scores.surface.map((c) => c.perturbation), ['none', 'light', 'medium', 'heavy']);
     return Plot.plot({
       className: 'chart', width: Math.min(width, 160 + 110 * levels.length), marginLeft: 90, height: 70 + 48 * profiles.length,
       x: { domain: levels, label: 'perturbation level', axis: 'top' },
@@ -392,6 +395,13 @@ const CLIENT = String.raw`
     const facts = ep.category + ' · ' + ep.namespaces.join(', ') + ' · ' + ep.tool_calls + '/' + ep.max_steps + ' steps · ' +
       ep.unlisted_calls + ' unlisted · ' + ep.errors_seen + ' errors seen' + (ep.budget_exceeded ? ' · budget exceeded' : '') + ' · attempt ' + ep.attempt;
     box.append(el('p', { class: 'muted', text: facts }));
+    if (ep.goal != null) {
+      // What the agent was shown: a perturbed goal, with the transforms that made it from the task's.
+      box.append(el('h4', { text: 'Goal shown (perturbation ' + ep.perturbation + ')' }), el('pre', { class: 'answer', text: ep.goal }));
+      const applied = ep.perturbed ? ep.perturbed.applied.map((a) => a.kind + ': ' + a.detail) : [];
+      if (ep.perturbed && ep.perturbed.paraphrase) applied.push('paraphrase (' + ep.perturbed.paraphrase.model + '): ' + (ep.perturbed.paraphrase.paraphrased ? 'used' : 'not used, ' + (ep.perturbed.paraphrase.error || 'refused')));
+      if (applied.length) box.append(el('p', { class: 'muted', text: applied.join(' · ') }));
+    }
     if (ep.infra_error) box.append(el('h4', { text: 'Infrastructure error' }), el('pre', { class: 'infra', text: ep.infra_error }));
     const table = el('table', { class: 'calls' });
     table.append(el('thead', {}, el('tr', {}, ...['#', 'tool', 'status', 'fault', 'latency', 'arguments', 'result'].map((h) => el('th', { text: h })))));
