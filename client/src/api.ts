@@ -1,6 +1,9 @@
 /** What `activate` returns: the surface the extension tests (client/test/) drive. */
 import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import type { ReviewSession } from './review-panel.ts';
+
+export type { ReviewSession };
 
 export type TestProfileName = 'run' | 'faults' | 'check';
 
@@ -22,4 +25,6 @@ export interface MCPBenchExtensionApi {
    * coverage back): one statement per predicate leaf and `any` branch, in predicate order.
    */
   coverageOf(uri: vscode.Uri): vscode.StatementCoverage[] | undefined;
+  /** Opens the review view of a batch (its folder or its batch.json), as `MCPBench: Review Batch...` does. */
+  reviewBatch(uri: vscode.Uri): Promise<ReviewSession | undefined>;
 }

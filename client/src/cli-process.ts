@@ -72,3 +72,43 @@ export function startCli(options: CliRunOptions): CliRun {
     },
   };
 }
+
+export interface CliExecOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** stderr as it arrives (the output channel). */
+  onStderr?: (text: string) => void;
+}
+
+export interface CliExecResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the process could not be started at all. */
+  error?: Error;
+}
+
+/** Runs one short CLI command (`review list --format json` ...) to its end and collects what it printed. */
+export function execCli(options: CliExecOptions): Promise<CliExecResult> {
+  return new Promise((resolve) => {
+    const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let startError: Error | undefined;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(chunk);
+    });
+    child.on('error', (error) => {
+      startError = error;
+      if (child.pid === undefined) resolve({ code: null, signal: null, stdout, stderr, error });
+    });
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ...(startError ? { error: startError } : {}) }));
+  });
+}

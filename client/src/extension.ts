@@ -9,6 +9,7 @@ import { CliLauncher } from './cli-launcher.ts';
 import { LanguageServerHost } from './language-client.ts';
 import { LanguageModelAgent } from './lm-agent.ts';
 import { openReport, RunnerPanel } from './runner-panel.ts';
+import { ReviewViews } from './review-panel.ts';
 import { listRuns } from './run-history.ts';
 import { pickFaultProfile, TaskTestExplorer } from './testing.ts';
 
@@ -48,8 +49,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
   const lmAgent = new LanguageModelAgent(output);
   const tests = new TaskTestExplorer(launcher, lmAgent);
   const panel = new RunnerPanel(context, tests.onRunBroadcast);
+  const reviews = new ReviewViews(context, launcher);
   server = new LanguageServerHost(context, output);
-  context.subscriptions.push(output, lmAgent, tests, panel, server);
+  context.subscriptions.push(output, lmAgent, tests, panel, reviews, server);
 
   const runFromCommand = async (argument: unknown, profile: 'run' | 'faults' | 'check', faults?: string) => {
     const uri = taskUri(argument);
@@ -91,6 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
     showRunnerPanel: () => panel.show(),
     languageClient: () => server?.languageClient,
     coverageOf: (uri) => tests.coverageOf(uri),
+    reviewBatch: (uri) => reviews.open(uri),
   };
 }
 

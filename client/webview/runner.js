@@ -46,7 +46,7 @@
     const calls = el('tbody');
     const body = el('div');
     const details = el('details', { class: 'episode', open: '' },
-      el('summary', {}, `${key.task_id} · ${key.variant} · faults ${key.fault_profile} · trial ${key.trial}`, badge),
+      el('summary', {}, `${key.task_id} · ${key.variant} · faults ${key.fault_profile}${key.perturbation && key.perturbation !== 'none' ? ` · perturbation ${key.perturbation}` : ''} · trial ${key.trial}`, badge),
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'tool'), el('th', {}, 'arguments'), el('th', {}, 'status'), el('th', {}, 'latency'), el('th', {}, 'fault'))), calls),
       body);
     $('episodes').append(details);
@@ -79,6 +79,11 @@
     return root ? el('ul', { class: 'tree root' }, item) : item;
   }
 
+  /** The goal a perturbed episode showed its agent. */
+  function goalShown(level, goal) {
+    return el('p', { class: 'goal-shown' }, el('span', { class: 'muted' }, `Goal shown (perturbation ${level}): `), goal);
+  }
+
   function finishEpisode(result) {
     const view = episodeView(result);
     for (const call of result.calls || []) addCall(view, call);
@@ -86,6 +91,7 @@
     view.badge.textContent = result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status;
     const summary = `${result.tool_calls}/${result.max_steps} tool calls · ${result.unlisted_calls} unlisted · ${result.errors_seen} errors seen · ${Math.round(result.duration_ms)} ms`;
     view.body.replaceChildren(el('p', { class: 'muted' }, summary));
+    if (result.goal !== undefined) view.body.append(goalShown(result.perturbation, result.goal));
     if (result.infra_error) view.body.append(el('p', { class: 'error-text' }, result.infra_error));
     if (result.agent_error) view.body.append(el('p', { class: 'error-text' }, `Agent error: ${result.agent_error}`));
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
@@ -126,9 +132,11 @@
       case 'run-started':
         $('status').textContent = `${event.run_id} · agent ${event.agent} · faults ${event.fault_profile} · ${event.episodes} episodes · seed ${event.seed}`;
         break;
-      case 'episode-started':
-        episodeView(event.key);
+      case 'episode-started': {
+        const view = episodeView(event.key);
+        if (event.goal !== undefined) view.body.replaceChildren(goalShown(event.key.perturbation, event.goal));
         break;
+      }
       case 'call':
         addCall(episodeView(event.key), event.call);
         break;

@@ -90,3 +90,22 @@ export function allTestItems(controller: vscode.TestController): vscode.TestItem
   controller.items.forEach(visit);
   return items;
 }
+
+/** The marker the code-server runner watches for to act in the workbench as a user would. */
+export const UI_MARKER = 'MCPBENCH_UI';
+
+/**
+ * Whether a runner drives the workbench's UI for the suite: the code-server runner does (it holds the browser);
+ * under @vscode/test-electron nobody does, and the tests take the extension's API path instead.
+ */
+export const uiDriver = (): boolean => process.env.MCPBENCH_E2E_UI === '1';
+
+/** Asks the runner to click the element matching `selector` in a webview (it waits for it to appear). */
+export function clickInWebview(selector: string): void {
+  console.log(`${UI_MARKER} click ${encodeURIComponent(selector)}`);
+}
+
+/** Asks the runner to type `text` into the open input box (`showInputBox`) and press Enter. */
+export function answerInputBox(text: string): void {
+  console.log(`${UI_MARKER} answer ${encodeURIComponent(text)}`);
+}
