@@ -98,16 +98,19 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   emit({ type: 'episode-started', run_id: env.runId, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
-    try {
-      for (const info of namespaces) {
+    // The namespaces are seeded and started side by side (a cross-server task waits for the slowest, not the
+    // sum). allSettled, not all: every server that did start is in `servers` before we return, so the finally
+    // below stops it even when another one failed.
+    const started = await Promise.allSettled(
+      namespaces.map(async (info) => {
         const sandbox = join(root, info.namespace);
         mkdirSync(sandbox);
         await seedNamespace(info, task.initial_state[info.namespace], sandbox);
         servers.set(info.namespace, await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs }));
-      }
-    } catch (error) {
-      return infraResult(`could not start the servers: ${(error as Error).message}`);
-    }
+      }),
+    );
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) return infraResult(`could not start the servers: ${(failed.reason as Error).message}`);
 
     gateway = new Gateway({
       task,
