@@ -127,6 +127,21 @@ test('a whole-string placeholder keeps its type and must fit the schema position
   assert.equal(diagnostics.filter((d) => d.code === 'invalid-type' || d.code === 'tool-arguments').length, 0);
 });
 
+test('a pick from a literal pool is typed by what its placeholders name, as the sampler fills them', async () => {
+  const t = base();
+  t.parameters.small = { int: { min: 2, max: 3 } };
+  t.parameters.large = { int: { min: 7, max: 9 } };
+  t.parameters.a = { value: { steps: '{{small}}', name: 'quick' } };
+  t.parameters.b = { value: { steps: '{{large}}', name: 'careful' } };
+  t.parameters.which = { int: { min: 0, max: 1 } };
+  t.parameters.chosen = { pick: ['{{a}}', '{{b}}'], index: '{{which}}' };
+  t.task.max_steps = '{{chosen.steps}}';
+  t.task.tags = ['{{chosen.name}}'];
+  const { diagnostics } = await lint(t);
+  // `chosen` is an object with an integer `steps`, so neither an unknown field nor a type finding.
+  assert.deepEqual(diagnostics.filter((d) => codeOf(d).startsWith('template-')).map((d) => `${d.code}: ${d.message}`), []);
+});
+
 test('an integer fits a number position, and a structure cannot be written into text', async () => {
   const t = base();
   t.parameters.route = { pool: [{ origin: 'LON' }] };

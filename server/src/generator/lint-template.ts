@@ -269,7 +269,8 @@ class ShapeInference {
         return list.types?.has('array') ? (list.items ?? ANY) : ANY;
       }
       case 'pick': {
-        const pool = typeof spec.pick === 'string' ? this.filled(spec.pick) : shapeOfJson(spec.pick);
+        // The sampler fills a literal pool's placeholders before it picks (sample.ts), so its shape is the filled one.
+        const pool = this.filled(spec.pick);
         return pool.items ?? ANY;
       }
       default:
