@@ -1,16 +1,18 @@
 /**
  * bench/lsp: the time from a didChange on a ~300-line task file to its publishDiagnostics, over the real
  * protocol (stdio) to the bundled dist/server.js, median over EDITS edits; against vscode-json-languageservice
- * parsing and validating the same text against schemas/task.schema.json in this process, on each edit of
- * the same run. The server's debounce is switched off (`initializationOptions.debounceMs: 0`), so nothing
- * is subtracted: the figure is lint + protocol round trip. Then the server's memory (VmRSS) with every task
- * file of tasks/ open.
+ * validating the same text against schemas/task.schema.json behind the same LSP stack over stdio
+ * (json-baseline-server.ts), edit for edit in the same run. The ratio of the two is the goal (<= 1.0): both
+ * sides pay the same protocol costs. The same validation in this process, without a protocol, is printed too.
+ * Our server's debounce is switched off (`initializationOptions.debounceMs: 0`; the baseline has none), so
+ * nothing is subtracted. Then our server's memory (VmRSS) with every task file of tasks/ open.
  *
  *   node esbuild.mjs && npx tsx bench/lsp/run.ts          (EDITS=200 WARMUP=20 by default)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import * as esbuild from 'esbuild';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getLanguageService } from 'vscode-json-languageservice';
@@ -74,8 +76,15 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(): Promise<Server> {
-  const child = spawn(process.execPath, [serverModule, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Bundles the baseline server as dist/server.js is bundled, so neither side runs through a transpiler. */
+async function buildBaselineServer(dir: string): Promise<string> {
+  const outfile = join(dir, 'json-baseline-server.js');
+  await esbuild.build({ entryPoints: [join(__dirname, 'json-baseline-server.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], logLevel: 'warning' });
+  return outfile;
+}
+
+async function startServer(module = serverModule, env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, [module, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const waiting = new Map<string, (p: PublishDiagnosticsParams) => void>();
   connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
@@ -121,10 +130,15 @@ async function latency() {
   service.configure({ validate: true, allowComments: false, schemas: [{ uri: schema.$id, fileMatch: ['*.json'], schema }] });
 
   const server = await startServer();
+  const scratch = mkdtempSync(join(tmpdir(), 'mcpbench-bench-lsp-'));
+  const json = await startServer(await buildBaselineServer(scratch), { MCPBENCH_TASK_SCHEMA: join(schemasDir(), 'task.schema.json') });
   let document = TextDocument.create(uri, 'json', 1, text);
   const opened = server.published(uri, 1);
+  const jsonOpened = json.published(uri, 1);
   await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
+  await json.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
   const first = await opened;
+  await jsonOpened;
 
   // Typing in the goal: insert one character, then delete it, as incremental changes.
   const goalEnd = text.indexOf('folder.') + 'folder'.length;
@@ -136,6 +150,7 @@ async function latency() {
   };
   const ours: number[] = [];
   const baseline: number[] = [];
+  const inProcess: number[] = [];
   const floor: number[] = [];
   // The protocol floor: a request the server answers at once (symbols of a file it does not handle).
   const other = pathToFileURL(join(root, 'bench-floor.schema.json')).href;
@@ -147,42 +162,58 @@ async function latency() {
   };
   let serverFindings = 0;
   let baselineFindings = 0;
+  let inProcessFindings = 0;
   for (let i = 0; i < WARMUP + EDITS; i++) {
     const change = edit(i);
     const version = document.version + 1;
     document = TextDocument.update(document, [change], version);
-    const measureServer = async () => {
+    const roundTrip = async (target: Server) => {
       const start = process.hrtime.bigint();
-      const published = server.published(uri, version);
-      await server.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: [change] });
-      serverFindings = (await published).diagnostics.length;
-      return Number(process.hrtime.bigint() - start) / 1e6;
+      const published = target.published(uri, version);
+      await target.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: [change] });
+      const findings = (await published).diagnostics.length;
+      return { ms: Number(process.hrtime.bigint() - start) / 1e6, findings };
+    };
+    const measureServer = async () => {
+      const { ms, findings } = await roundTrip(server);
+      serverFindings = findings;
+      return ms;
     };
     const measureBaseline = async () => {
+      const { ms, findings } = await roundTrip(json);
+      baselineFindings = findings;
+      return ms;
+    };
+    const measureInProcess = async () => {
       const start = process.hrtime.bigint();
       // What a JSON language server does on a change: parse the new text, validate it against the schema.
       const current = TextDocument.create(uri, 'json', version, document.getText());
-      const json = service.parseJSONDocument(current);
-      baselineFindings = (await service.doValidation(current, json, { schemaValidation: 'error' }, schema)).length;
+      const parsed = service.parseJSONDocument(current);
+      inProcessFindings = (await service.doValidation(current, parsed, { schemaValidation: 'error' }, schema)).length;
       return Number(process.hrtime.bigint() - start) / 1e6;
     };
     // Alternate the order so neither side always runs right after the other's garbage.
     const [a, b] = i % 2 ? [await measureBaseline(), await measureServer()] : [await measureServer(), await measureBaseline()];
     const [s, j] = i % 2 ? [b, a] : [a, b];
+    const p = await measureInProcess();
     const f = await measureFloor();
     if (i >= WARMUP) {
       ours.push(s);
       baseline.push(j);
+      inProcess.push(p);
       floor.push(f);
     }
   }
   await server.stop();
+  await json.stop();
+  rmSync(scratch, { recursive: true, force: true });
   const o = median(ours);
   const b = median(baseline);
   console.log(`bench/lsp: didChange → publishDiagnostics on a ${lines}-line task file, median of ${EDITS} edits (${WARMUP} warm-up), debounce off (debounceMs: 0)`);
-  console.log(`  mcpbench language server over stdio (full lint + protocol):   ${o.toFixed(3)} ms  (${first.diagnostics.length}→${serverFindings} findings)`);
-  console.log(`  vscode-json-languageservice in process (parse + doValidation): ${b.toFixed(3)} ms  (${baselineFindings} findings)`);
+  console.log(`  mcpbench language server over stdio (full lint + protocol):                ${o.toFixed(3)} ms  (${first.diagnostics.length}→${serverFindings} findings)`);
+  console.log(`  vscode-json-languageservice behind the same LSP stack over stdio (schema): ${b.toFixed(3)} ms  (${baselineFindings} findings)`);
   console.log(`  ratio ours / baseline: ${(o / b).toFixed(3)}  (goal <= 1.0)`);
+  console.log(`  for reference, vscode-json-languageservice in this process, no protocol: ${median(inProcess).toFixed(3)} ms  (${inProcessFindings} findings)`);
   console.log(`  protocol floor (an empty request/response on the same connection): ${median(floor).toFixed(3)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
 }
 

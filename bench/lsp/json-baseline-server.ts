@@ -1,0 +1,28 @@
+/**
+ * The baseline of bench/lsp: vscode-json-languageservice (the library behind VS Code's own JSON language server)
+ * behind the same LSP stack as our server (vscode-languageserver over stdio), validating each change against
+ * schemas/task.schema.json and publishing at once. Both sides of the ratio then pay the same protocol costs,
+ * and the ratio compares what a user waits for: JSON-schema validation versus our full lint.
+ */
+import { readFileSync } from 'node:fs';
+import { getLanguageService } from 'vscode-json-languageservice';
+import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+
+const schemaFile = process.env.MCPBENCH_TASK_SCHEMA;
+if (!schemaFile) throw new Error('MCPBENCH_TASK_SCHEMA: the task schema to validate against');
+const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
+const service = getLanguageService({});
+service.configure({ validate: true, allowComments: false, schemas: [{ uri: schema.$id, fileMatch: ['*.json'], schema }] });
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+connection.onInitialize(() => ({ capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, documentSymbolProvider: true } }));
+connection.onDocumentSymbol(() => []);
+documents.onDidChangeContent(async ({ document }) => {
+  const json = service.parseJSONDocument(document);
+  const diagnostics = await service.doValidation(document, json, { schemaValidation: 'error' }, schema);
+  await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
+});
+documents.listen(connection);
+connection.listen();
