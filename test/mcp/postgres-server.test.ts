@@ -5,13 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { seed, snapshot } from '../../server/src/mcp/postgres/runtime.ts';
+import { END_STATE_FILE, seed, snapshot } from '../../server/src/mcp/postgres/runtime.ts';
 import { normalizeState, typeMatches, type PostgresState } from '../../server/src/mcp/postgres/state.ts';
 import { evaluate, stateLeafEvaluator } from '../../server/src/predicates/evaluate.ts';
 import { parsePredicate } from '../../server/src/predicates/tree.ts';
@@ -244,4 +244,22 @@ test('every postgres task: reference solutions pass and counterexamples fail, re
   await Promise.all([1, 2, 3].map(async () => {
     for (let run = queue.shift(); run; run = queue.shift()) await check(run);
   }));
+});
+
+test('on a clean shutdown the server writes the end state, the same one the data directory holds', async () => {
+  const server = await serve(tasks.find((t) => t.id === 'postgres-ship-order-001')!.initial_state.postgres);
+  try {
+    const ship = await server.client.callTool({ name: 'execute', arguments: { sql: "UPDATE orders SET status = 'shipped' WHERE id = 1002" } });
+    assert.notEqual(ship.isError, true, text(ship));
+    assert.equal(existsSync(join(server.sandbox, END_STATE_FILE)), false, 'no end state while the agent works');
+    await server.client.close();
+    const written = join(server.sandbox, END_STATE_FILE);
+    assert.ok(existsSync(written), 'the server wrote the end state as it closed');
+    const fromServer = await snapshot(server.sandbox);
+    assert.equal(fromServer.tables.orders!.rows.find((r) => r.id === 1002)!.status, 'shipped');
+    rmSync(written);
+    assert.deepEqual(await snapshot(server.sandbox), fromServer, 'the data directory read afresh says the same');
+  } finally {
+    server.dispose();
+  }
 });

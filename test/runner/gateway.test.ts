@@ -482,3 +482,44 @@ test('the gateway stops listening when closed', async () => {
   await gateway.close();
   await assert.rejects(fetch(url, { method: 'POST', body: '{}' }));
 });
+
+test('a distractor namespace given as a starter starts on its first call only, once, and serves that call', async () => {
+  const reg = await registry();
+  const calendar = reg.get('calendar')!;
+  const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-gateway-lazy-'));
+  let starts = 0;
+  let started: RunningServer | undefined;
+  const startCalendar = async () => {
+    starts++;
+    await seedNamespace(calendar, undefined, sandbox);
+    started = await startServer(calendar, sandbox, { backend: 'process', startTimeoutMs: 20_000 });
+    return started;
+  };
+  let pending: Promise<RunningServer> | undefined;
+  const handle = () => (pending ??= startCalendar());
+  const task = makeTask({ available_tools: ['travel.search_flights', 'travel.hold_flight', 'calendar.list_meetings'] });
+  const travelSandbox = mkdtempSync(join(tmpdir(), 'mcpbench-gateway-'));
+  const travel = reg.get('travel')!;
+  await seedNamespace(travel, { flights: FLIGHTS }, travelSandbox);
+  const server = await startServer(travel, travelSandbox, { backend: 'process', startTimeoutMs: 20_000 });
+  const gateway = new Gateway({ task, registry: reg, servers: new Map<string, RunningServer | (() => Promise<RunningServer>)>([['travel', server], ['calendar', handle]]) });
+  const client = new Client({ name: 'test-agent', version: '0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL((await gateway.listen()).url)));
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['calendar_list_meetings', 'travel_hold_flight', 'travel_search_flights']);
+    await client.callTool({ name: 'travel_search_flights', arguments: SEARCH });
+    assert.equal(starts, 0, 'listing tools and calling the task\'s own tools start no distractor server');
+    const first = (await client.callTool({ name: 'calendar_list_meetings', arguments: { start_date: '2026-01-01', end_date: '2026-01-31' } })) as CallToolResult;
+    assert.notEqual(first.isError, true, JSON.stringify(first));
+    await client.callTool({ name: 'calendar_list_meetings', arguments: { start_date: '2026-02-01', end_date: '2026-02-28' } });
+    assert.equal(starts, 1);
+    assert.deepEqual(gateway.calls().map((c) => [c.tool, c.status]), [['travel_search_flights', 'ok'], ['calendar_list_meetings', 'ok'], ['calendar_list_meetings', 'ok']]);
+  } finally {
+    await client.close().catch(() => undefined);
+    await gateway.close();
+    await server.close();
+    await started?.close();
+    rmSync(sandbox, { recursive: true, force: true });
+    rmSync(travelSandbox, { recursive: true, force: true });
+  }
+});

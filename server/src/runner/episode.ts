@@ -14,7 +14,7 @@ import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
 import type { Agent } from './agents/agent.ts';
-import { Gateway } from './gateway.ts';
+import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
@@ -66,6 +66,10 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   const emit = (event: RunEvent) => env.onEvent?.(event);
   const root = mkdtempSync(join(tmpdir(), `mcpbench-${env.runId.slice(0, 24)}-`));
   const servers = new Map<string, RunningServer>();
+  /** The namespaces whose sandbox was made (and so has a state to read), in the order they were. */
+  const launched: NamespaceInfo[] = [];
+  /** Distractor servers started during the episode: waited for before anything is stopped. */
+  const lateStarts: Promise<RunningServer>[] = [];
   let gateway: Gateway | undefined;
   const base = {
     ...key,
@@ -98,24 +102,39 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   emit({ type: 'episode-started', run_id: env.runId, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
-    // The namespaces are seeded and started side by side (a cross-server task waits for the slowest, not the
-    // sum). allSettled, not all: every server that did start is in `servers` before we return, so the finally
-    // below stops it even when another one failed.
-    const started = await Promise.allSettled(
-      namespaces.map(async (info) => {
-        const sandbox = join(root, info.namespace);
-        mkdirSync(sandbox);
-        await seedNamespace(info, task.initial_state[info.namespace], sandbox);
-        servers.set(info.namespace, await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs }));
-      }),
-    );
+    const launch = async (info: NamespaceInfo): Promise<RunningServer> => {
+      const sandbox = join(root, info.namespace);
+      mkdirSync(sandbox);
+      launched.push(info);
+      await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+      const server = await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs });
+      servers.set(info.namespace, server);
+      return server;
+    };
+    // The task's own namespaces are seeded and started now, side by side (a cross-server task waits for the
+    // slowest, not the sum); a namespace that only lends distractor tools starts when the agent first calls
+    // one of them, if ever. allSettled, not all: every server that did start is in `servers` before we
+    // return, so the finally below stops it even when another one failed.
+    const own = new Set(typeof task.server === 'string' ? [task.server] : task.server);
+    const started = await Promise.allSettled(namespaces.filter((info) => own.has(info.namespace)).map(launch));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) return infraResult(`could not start the servers: ${(failed.reason as Error).message}`);
+    const handles = new Map<string, ServerHandle>(servers);
+    for (const info of namespaces.filter((i) => !own.has(i.namespace))) {
+      let starting: Promise<RunningServer> | undefined;
+      handles.set(info.namespace, () => {
+        if (!starting) {
+          starting = launch(info);
+          lateStarts.push(starting);
+        }
+        return starting;
+      });
+    }
 
     gateway = new Gateway({
       task,
       registry: env.registry,
-      servers,
+      servers: handles,
       faults: { profile: spec.profile, seed: env.seed, trial: key.trial, options: env.faultOptions },
       onCall: (call) => {
         emit({ type: 'call', run_id: env.runId, key, call });
@@ -148,11 +167,12 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     if (infra) return infraResult(`a server failed during the episode: ${infra.message}`);
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
+    await Promise.allSettled(lateStarts);
     await Promise.all([...servers.values()].map((s) => s.close()));
     servers.clear();
     const states: Record<string, unknown> = {};
     try {
-      for (const info of namespaces) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
+      for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
     } catch (error) {
       return infraResult(`could not read the end state: ${(error as Error).message}`);
     }
@@ -178,6 +198,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     return result;
   } finally {
     await gateway?.close().catch(() => undefined);
+    await Promise.allSettled(lateStarts);
     await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
     rmSync(root, { recursive: true, force: true });
   }

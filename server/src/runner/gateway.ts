@@ -43,11 +43,18 @@ export interface GatewayFaults {
   options?: Partial<FaultOptions>;
 }
 
+/**
+ * A namespace's server: started, or started when the first call needs it. Episodes start the servers of a
+ * distractor namespace only if the agent calls one of its tools (most agents never do, and a server start is
+ * most of an episode's cost); such a first call's latency includes the start.
+ */
+export type ServerHandle = RunningServer | (() => Promise<RunningServer>);
+
 export interface GatewayOptions {
   task: Task;
   registry: Registry;
-  /** A started server for every namespace that has a tool in `available_tools` (distractors included). */
-  servers: ReadonlyMap<string, RunningServer>;
+  /** A server for every namespace that has a tool in `available_tools` (distractors included). */
+  servers: ReadonlyMap<string, ServerHandle>;
   /** Default: no faults. */
   faults?: GatewayFaults;
   /** Called as each call finishes, in finishing order (indices say the arrival order). */
@@ -94,7 +101,7 @@ export class Gateway {
   readonly tools: Tool[];
   private readonly exposed = new Map<string, ExposedTool>();
   private readonly task: Task;
-  private readonly servers: ReadonlyMap<string, RunningServer>;
+  private readonly servers: ReadonlyMap<string, ServerHandle>;
   private readonly profile: FaultProfile | undefined;
   private readonly seed: number;
   private readonly trial: number;
@@ -406,9 +413,11 @@ export class Gateway {
   /** Forwards a call to its namespace's server; failures of the server itself become infra-error outcomes. */
   private async forward(index: number, tool: ExposedTool, args: Record<string, unknown>): Promise<Forwarded> {
     if (this.closed) throw new GatewayClosed();
-    const server = this.servers.get(tool.namespace)!;
+    const handle = this.servers.get(tool.namespace)!;
     let result: CallToolResult;
     try {
+      const server = typeof handle === 'function' ? await handle() : handle;
+      if (this.closed) throw new GatewayClosed();
       result = await server.callTool(tool.name, args);
     } catch (error) {
       if (this.closed) throw new GatewayClosed();

@@ -8,7 +8,7 @@
  * closed data directory, which is cached under the OS temp folder by the canonical hash of the state (and the
  * PGlite version), and every episode gets a plain file copy of it (`cloneSandbox`).
  */
-import { copyFileSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -132,6 +132,7 @@ async function seedExternal(url: string, state: PostgresState, sandbox: string):
 }
 
 export async function seed(state: PostgresState, sandbox: string): Promise<void> {
+  rmSync(join(sandbox, END_STATE_FILE), { force: true });
   const url = databaseUrl();
   if (url) return seedExternal(url, state, sandbox);
   rmSync(join(sandbox, DATABASE_FILE), { force: true });
@@ -155,22 +156,40 @@ export async function dispose(sandbox: string): Promise<void> {
 
 // --------------------------------------------------------------------------------------------- snapshot
 
+/**
+ * Where the server leaves the end state when it shuts down cleanly (next to the data directory, which the
+ * agent's SQL cannot reach outside of: PGlite sees only `pgdata/` of the host's disk).
+ */
+export const END_STATE_FILE = 'end-state.json';
+
+/** The database's tables, rows and indexes in the state shape. */
+async function readState(db: Queryable): Promise<PostgresState> {
+  const tables: PostgresState['tables'] = {};
+  for (const relation of await listRelations(db, ['r', 'p'])) {
+    const constraints = await readConstraints(db, relation.oid);
+    const columns = (await readColumns(db, relation.oid, constraints)).map(({ attnum: _attnum, ...column }) => column);
+    const pk = constraints.find((c) => c.type === 'p')?.columns ?? [];
+    const name = stateTableName(relation.schema, relation.name);
+    // Without a key, rows are ordered by their whole text, which is as deterministic as a key.
+    const order = pk.length ? pk.map(quoteIdent).join(', ') : '"mcpbench row"::text';
+    const result = await db.query(`SELECT "mcpbench row".* FROM ${qualified(name)} AS "mcpbench row" ORDER BY ${order}`);
+    tables[name] = { columns, rows: jsonRows(result.rows, result.fields) };
+  }
+  const indexes = (await readIndexes(db)).map(({ definition: _definition, ...index }) => index);
+  return { tables, indexes };
+}
+
+/**
+ * The end state: the one the server wrote as it shut down, after the agent had gone (opening the database
+ * again costs as much as the server's own start-up); else, when the server did not close cleanly, read from
+ * the data directory itself.
+ */
 export async function snapshot(sandbox: string): Promise<PostgresState> {
+  const written = join(sandbox, END_STATE_FILE);
+  if (existsSync(written)) return JSON.parse(readFileSync(written, 'utf8')) as PostgresState;
   const db = await openSandbox(sandbox);
   try {
-    const tables: PostgresState['tables'] = {};
-    for (const relation of await listRelations(db, ['r', 'p'])) {
-      const constraints = await readConstraints(db, relation.oid);
-      const columns = (await readColumns(db, relation.oid, constraints)).map(({ attnum: _attnum, ...column }) => column);
-      const pk = constraints.find((c) => c.type === 'p')?.columns ?? [];
-      const name = stateTableName(relation.schema, relation.name);
-      // Without a key, rows are ordered by their whole text, which is as deterministic as a key.
-      const order = pk.length ? pk.map(quoteIdent).join(', ') : '"mcpbench row"::text';
-      const result = await db.query(`SELECT "mcpbench row".* FROM ${qualified(name)} AS "mcpbench row" ORDER BY ${order}`);
-      tables[name] = { columns, rows: jsonRows(result.rows, result.fields) };
-    }
-    const indexes = (await readIndexes(db)).map(({ definition: _definition, ...index }) => index);
-    return { tables, indexes };
+    return await readState(db);
   } finally {
     await db.close();
   }
@@ -258,6 +277,8 @@ async function executeSql(db: Queryable, sql: string): Promise<unknown> {
 export async function createServer(sandbox: string, version: string): Promise<Server> {
   const info = (await loadRegistry()).get('postgres');
   if (!info) throw new Error('the postgres namespace file is missing');
+  // An end state left by an earlier server on this sandbox is stale from the first statement on.
+  rmSync(join(sandbox, END_STATE_FILE), { force: true });
   const db = await openSandbox(sandbox);
   const server = new Server({ name: 'mcpbench-postgres', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
@@ -295,9 +316,20 @@ export async function createServer(sandbox: string, version: string): Promise<Se
     queue = result.catch(() => undefined);
     return result;
   });
-  // A clean shutdown leaves the data directory ready to snapshot without recovery.
+  // On a clean shutdown, after the agent's last statement, the server writes the end state for snapshot() and
+  // closes the database, which leaves the data directory ready to open without recovery. (Pending statements
+  // keep the process alive until both are done.)
   server.onclose = () => {
-    queue = queue.then(() => db.close()).catch(() => undefined);
+    queue = queue
+      .then(async () => {
+        const state = await readState(db);
+        const partial = join(sandbox, `${END_STATE_FILE}.partial`);
+        writeFileSync(partial, JSON.stringify(state));
+        renameSync(partial, join(sandbox, END_STATE_FILE));
+      })
+      .catch(() => undefined)
+      .then(() => db.close())
+      .catch(() => undefined);
   };
   return server;
 }
