@@ -102,29 +102,43 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   emit({ type: 'episode-started', run_id: env.runId, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
-    const launch = async (info: NamespaceInfo): Promise<RunningServer> => {
+    const seed = async (info: NamespaceInfo): Promise<string> => {
       const sandbox = join(root, info.namespace);
       mkdirSync(sandbox);
       launched.push(info);
       await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+      return sandbox;
+    };
+    const start = async (info: NamespaceInfo, sandbox: string): Promise<RunningServer> => {
       const server = await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs });
       servers.set(info.namespace, server);
       return server;
     };
     // The task's own namespaces are seeded and started now, side by side (a cross-server task waits for the
     // slowest, not the sum); a namespace that only lends distractor tools starts when the agent first calls
-    // one of them, if ever. allSettled, not all: every server that did start is in `servers` before we
-    // return, so the finally below stops it even when another one failed.
+    // one of them, if ever; an agent that calls no tools gets seeded sandboxes and no server at all.
+    // allSettled, not all: every server that did start is in `servers` before we return, so the finally
+    // below stops it even when another one failed.
     const own = new Set(typeof task.server === 'string' ? [task.server] : task.server);
-    const started = await Promise.allSettled(namespaces.filter((info) => own.has(info.namespace)).map(launch));
+    const ready = new Map<string, string>();
+    const started = await Promise.allSettled(
+      namespaces
+        .filter((info) => own.has(info.namespace))
+        .map(async (info) => {
+          const sandbox = await seed(info);
+          ready.set(info.namespace, sandbox);
+          if (!spec.agent.callsNoTools) await start(info, sandbox);
+        }),
+    );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) return infraResult(`could not start the servers: ${(failed.reason as Error).message}`);
     const handles = new Map<string, ServerHandle>(servers);
-    for (const info of namespaces.filter((i) => !own.has(i.namespace))) {
+    for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
       let starting: Promise<RunningServer> | undefined;
       handles.set(info.namespace, () => {
         if (!starting) {
-          starting = launch(info);
+          const sandbox = ready.get(info.namespace);
+          starting = sandbox !== undefined ? start(info, sandbox) : seed(info).then((dir) => start(info, dir));
           lateStarts.push(starting);
         }
         return starting;

@@ -29,6 +29,8 @@ export interface AgentOutcome {
 export interface Agent {
   name: string;
   run(context: AgentContext): Promise<AgentOutcome>;
+  /** Never calls a tool (the noop agent): its episodes seed and read the state without starting a server. */
+  callsNoTools?: boolean;
 }
 
 /** The name an agent calls a task tool by: `filesystem.move_file` → `filesystem_move_file`. */

@@ -95,6 +95,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
 /** Does nothing: a task it passes is broken. */
 export const noopAgent: Agent = {
   name: 'noop',
+  callsNoTools: true,
   async run() {
     return {};
   },
