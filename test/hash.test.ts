@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { canonicalHash, canonicalJson } from '../server/src/tasks/hash.ts';
+import { CanonicalizeError, canonicalHash, canonicalJson } from '../server/src/tasks/hash.ts';
 
 test('RFC 8785: keys sorted by UTF-16 code units, no whitespace, ES number forms', () => {
   assert.equal(canonicalJson({ b: 2, a: [1, { d: true, c: null }], '\u20ac': 'x', '\r': 'y' }), '{"\\r":"y","a":[1,{"c":null,"d":true}],"b":2,"€":"x"}');
@@ -15,4 +15,9 @@ test('the hash ignores key order and whitespace and changes with any value', () 
   assert.equal(canonicalHash(a), createHash('sha256').update('{"goal":"Move it.","id":"t1","max_steps":6,"tags":["a","b"]}').digest('hex'));
   assert.notEqual(canonicalHash(a), canonicalHash({ ...a, max_steps: 7 }));
   assert.notEqual(canonicalHash(a), canonicalHash({ ...a, tags: ['b', 'a'] }), 'array order is significant');
+});
+
+test('a number out of double range cannot be canonicalised: a clear error, not a crash', () => {
+  const value = JSON.parse('{"id":"t","max_steps":1e999}');
+  assert.throws(() => canonicalHash(value), (error: Error) => error instanceof CanonicalizeError && /numbers out of range/.test(error.message));
 });

@@ -7,7 +7,7 @@
 // The cache folder is $MCPBENCH_E2E_CACHE, else $XDG_CACHE_HOME/mcpbench-e2e, else ~/.cache/mcpbench-e2e.
 // Installing needs the Debian packages libkrb5-dev and pkg-config (a native module builds from source).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,9 +57,61 @@ async function npmInstall(prefix, spec, env) {
   await run('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], { cwd: prefix, env });
 }
 
+/**
+ * Runs `work` holding the cache folder's install lock: a second installer (CI starts one in the background
+ * while the unit tests run, then the extension tests ask for code-server) waits for the first instead of
+ * installing into the same folder at once. A lock whose owner process is gone is taken over.
+ */
+async function withInstallLock(root, log, work) {
+  mkdirSync(root, { recursive: true });
+  const lock = join(root, '.install-lock');
+  let waited = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      let owner;
+      try {
+        owner = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        owner = undefined; // being written: the owner has just taken it
+      }
+      let alive = owner === undefined;
+      if (owner) {
+        try {
+          process.kill(owner, 0);
+          alive = true;
+        } catch {
+          alive = false;
+        }
+      }
+      if (!alive) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log(`[e2e] another install (pid ${owner ?? '?'}) holds ${lock}; waiting for it`);
+      waited = true;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Installs Node 24 and code-server if they are not there yet; returns their paths. Idempotent. */
 export async function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   const paths = codeServerPaths();
+  if (existsSync(paths.nodeMarker) && existsSync(paths.node) && existsSync(paths.codeServerMarker) && existsSync(paths.codeServerEntry)) return paths;
+  return withInstallLock(paths.root, log, () => install(paths, log));
+}
+
+async function install(paths, log) {
   if (!existsSync(paths.nodeMarker) || !existsSync(paths.node)) {
     log(`[e2e] installing node@${NODE_VERSION} into ${paths.nodePrefix}`);
     await npmInstall(paths.nodePrefix, `node@${NODE_VERSION}`, process.env);

@@ -93,7 +93,13 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
           const at = document.positionAt(problem.offset);
           throw new ExitError(`${path}:${at.line + 1}:${at.character + 1} cannot hash: ${problem.message}`, EXIT_USAGE);
         }
-        io.stdout(`${canonicalHash(document.value())}  ${path}\n`);
+        let hash: string;
+        try {
+          hash = canonicalHash(document.value());
+        } catch (error) {
+          throw new ExitError(`${path}: ${(error as Error).message}`, EXIT_USAGE);
+        }
+        io.stdout(`${hash}  ${path}\n`);
       }
       setExitCode(EXIT_OK);
     });

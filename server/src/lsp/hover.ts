@@ -104,7 +104,13 @@ function idContents(text: string, file: HoverFileInfo): string {
     value = undefined;
   }
   // The hash of a file with syntax errors would be the hash of a guess: say so instead.
-  lines.push('', value === undefined ? 'Canonical hash: not available while the file has JSON syntax errors.' : `Canonical hash (SHA-256 of RFC 8785 JSON): \`${canonicalHash(value)}\``);
+  let hash: string;
+  try {
+    hash = value === undefined ? 'Canonical hash: not available while the file has JSON syntax errors.' : `Canonical hash (SHA-256 of RFC 8785 JSON): \`${canonicalHash(value)}\``;
+  } catch (error) {
+    hash = `Canonical hash: not available: ${(error as Error).message}.`;
+  }
+  lines.push('', hash);
   if (file.sameId.length) lines.push('', `Also used by: ${file.sameId.map((f) => `\`${f}\``).join(', ')}`);
   return lines.join('\n');
 }

@@ -6,13 +6,19 @@ import canonicalize from 'canonicalize';
  * whitespace never change it. Rotation attestations and `mcpbench verify` rely on exactly this.
  */
 export function canonicalHash(value: unknown): string {
-  const canonical = canonicalize(value);
-  if (canonical === undefined) throw new Error('cannot canonicalise this value (undefined)');
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
 }
 
+/** A value RFC 8785 has no form for: undefined, or a number out of double range (`1e999` parses to Infinity). */
+export class CanonicalizeError extends Error {}
+
 export function canonicalJson(value: unknown): string {
-  const canonical = canonicalize(value);
-  if (canonical === undefined) throw new Error('cannot canonicalise this value (undefined)');
+  let canonical: string | undefined;
+  try {
+    canonical = canonicalize(value);
+  } catch (error) {
+    throw new CanonicalizeError(`cannot canonicalise: ${(error as Error).message} (RFC 8785 JSON has no form for numbers out of range, such as 1e999)`);
+  }
+  if (canonical === undefined) throw new CanonicalizeError('cannot canonicalise this value (undefined)');
   return canonical;
 }

@@ -443,6 +443,11 @@ class SemanticChecker {
 }
 
 function canonicalLeaf(leaf: LeafNode): string {
-  return canonicalize({ [leaf.name]: leaf.args }) ?? leaf.name;
+  try {
+    return canonicalize({ [leaf.name]: leaf.args }) ?? leaf.name;
+  } catch {
+    // A number JSON can write but RFC 8785 cannot (1e999 parses to Infinity): compare by plain JSON instead.
+    return JSON.stringify({ [leaf.name]: leaf.args });
+  }
 }
 
