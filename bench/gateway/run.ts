@@ -1,8 +1,9 @@
 /**
- * bench/gateway: the median latency of one tool call made by an MCP client through the gateway (streamable
- * HTTP, faults `none`) vs the same call straight to the server (RunningServer.callTool over stdio), same
- * process, same server, same run; the two are interleaved so drift of the machine hits both alike. Prints
- * both medians and the ratio gateway / direct (goal <= 1.15). Needs `node esbuild.mjs` first.
+ * bench/gateway: the median latency of one tool call made by an MCP client through the gateway (faults
+ * `none`) vs the same call straight to the server (RunningServer.callTool over stdio), same process, same
+ * server, same run; the calls are interleaved so drift of the machine hits all alike. The gateway is reached
+ * over stdio, as the server is, for the like-for-like ratio (goal <= 1.15), and over streamable HTTP, as
+ * agents given a URL reach it. Needs `node esbuild.mjs` first.
  *
  * It also prints the gateway's own share: the median of CallRecord.latency_ms (from the gateway's handler
  * receiving the call to its answer, forwarding included, HTTP excluded). The rest of the difference is the
@@ -14,8 +15,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
@@ -23,72 +28,108 @@ import { startServer } from '../../server/src/runner/launch.ts';
 import type { SandboxBackend } from '../../server/src/runner/sandbox.ts';
 import { seedNamespace } from '../../server/src/runner/state.ts';
 import { TaskSchema } from '../../server/src/tasks/model.ts';
+import { PROBE_CALLS } from '../servers/probe-calls.ts';
 
 const CALLS = Number(process.env.CALLS ?? 400);
 const WARMUP = 30;
 const BACKEND = process.env.BACKEND as SandboxBackend | undefined;
 
+/** A client transport over a pair of streams: an agent speaking MCP over stdio to the gateway. */
+class StreamClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly buffer = new ReadBuffer();
+  constructor(
+    private readonly input: PassThrough,
+    private readonly output: PassThrough,
+  ) {}
+  async start() {
+    this.input.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let m = this.buffer.readMessage(); m; m = this.buffer.readMessage()) this.onmessage?.(m);
+    });
+  }
+  async send(message: JSONRPCMessage) {
+    this.output.write(serializeMessage(message));
+  }
+  async close() {
+    this.output.end();
+    this.onclose?.();
+  }
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const FLIGHTS = [
-  { id: 'BA-200', origin: 'LON', dest: 'PAR', date: '2026-01-05', price: 500, seats_left: 10 },
-  { id: 'AA-500', origin: 'LON', dest: 'PAR', date: '2026-01-05', price: 300, seats_left: 10 },
-];
-const ARGS = { origin: 'LON', dest: 'PAR', date: '2026-01-05' };
+/** Namespaces to probe: a simulation answering in well under a millisecond, and two real servers. */
+const NAMESPACES = (process.env.NAMESPACES ?? 'travel,git,postgres').split(',');
 
-async function main() {
-  const registry = await loadRegistry();
-  const info = registry.get('travel')!;
+async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespace: string): Promise<number> {
+  const info = registry.get(namespace)!;
+  const [tool, args] = PROBE_CALLS[namespace]!;
   const task = TaskSchema.parse({
-    id: 'bench-gateway',
-    server: 'travel',
+    id: `bench-gateway-${namespace}`,
+    server: namespace,
     category: 'single-tool',
     difficulty: 'easy',
-    max_steps: 1000,
-    goal: 'Search flights.',
-    initial_state: { travel: { flights: FLIGHTS } },
-    available_tools: ['travel.search_flights'],
-    success_predicate: { 'travel.reservationConfirmed': { flight_id: 'AA-500' } },
-    reference_solutions: [[{ tool: 'travel.search_flights', arguments: ARGS }]],
+    // The budget is irrelevant here; the call records are kept as in a real episode.
+    max_steps: 2 * (CALLS + WARMUP) + 10,
+    goal: 'Probe.',
+    initial_state: {},
+    available_tools: [`${namespace}.${tool}`],
+    success_predicate: { 'answer.nonEmpty': {} },
+    reference_solutions: [[{ tool: `${namespace}.${tool}`, arguments: args }]],
   });
   const sandbox = mkdtempSync(join(tmpdir(), 'mcpbench-bench-gateway-'));
-  await seedNamespace(info, { flights: FLIGHTS }, sandbox);
+  await seedNamespace(info, undefined, sandbox);
   const server = await startServer(info, sandbox, BACKEND ? { backend: BACKEND } : {});
-  // The budget is irrelevant here; the call records are kept as in a real episode.
-  const gateway = new Gateway({ task: { ...task, max_steps: CALLS + WARMUP + 10 }, registry, servers: new Map([['travel', server]]), faults: { profile: FAULT_PROFILES.none, seed: 1, trial: 0 } });
+  const gateway = new Gateway({ task, registry, servers: new Map([[namespace, server]]), faults: { profile: FAULT_PROFILES.none, seed: 1, trial: 0 } });
   const client = new Client({ name: 'bench-agent', version: '0' });
+  const stdioClient = new Client({ name: 'bench-agent-stdio', version: '0' });
   try {
     const { url } = await gateway.listen();
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const direct: number[] = [];
-    const through: number[] = [];
+    const toGateway = new PassThrough();
+    const fromGateway = new PassThrough();
+    await gateway.serveStdio({ stdin: toGateway, stdout: fromGateway });
+    await stdioClient.connect(new StreamClientTransport(fromGateway, toGateway));
+    const exposed = `${namespace}_${tool}`;
+    const time = async (call: () => Promise<unknown>) => {
+      const t = performance.now();
+      const result = (await call()) as { isError?: boolean; content?: unknown };
+      if (result.isError) throw new Error(`the probe call failed: ${JSON.stringify(result.content)}`);
+      return performance.now() - t;
+    };
+    const probes = [
+      () => time(() => server.callTool(tool, args)),
+      () => time(() => stdioClient.callTool({ name: exposed, arguments: args })),
+      () => time(() => client.callTool({ name: exposed, arguments: args })),
+    ];
+    const samples: number[][] = [[], [], []];
     for (let i = 0; i < CALLS + WARMUP; i++) {
-      let t = performance.now();
-      const a = await server.callTool('search_flights', ARGS);
-      const d = performance.now() - t;
-      t = performance.now();
-      const b = await client.callTool({ name: 'travel_search_flights', arguments: ARGS });
-      const g = performance.now() - t;
-      if (a.isError || b.isError) throw new Error('the probe call failed');
-      if (i >= WARMUP) {
-        direct.push(d);
-        through.push(g);
-      }
+      // Rotate the order, so none of the three always runs right after another's garbage.
+      const ms: number[] = [];
+      for (const k of [0, 1, 2].map((j) => (j + i) % 3)) ms[k] = await probes[k]!();
+      if (i >= WARMUP) ms.forEach((m, k) => samples[k]!.push(m));
     }
-    const md = median(direct);
-    const mg = median(through);
-    const inside = median(gateway.calls().slice(WARMUP).map((c) => c.latency_ms));
-    console.log(`bench/gateway: travel.search_flights, ${CALLS} calls each, backend ${server.backend}`);
-    console.log(`  direct  (RunningServer.callTool, stdio)          median ${md.toFixed(3)} ms`);
-    console.log(`  gateway (MCP client, streamable HTTP, faults none) median ${mg.toFixed(3)} ms`);
-    console.log(`  gateway's own handling (CallRecord.latency_ms)     median ${inside.toFixed(3)} ms`);
-    console.log(`  ratio gateway / direct: ${(mg / md).toFixed(3)} (goal <= 1.15); handling inside the gateway / direct: ${(inside / md).toFixed(3)}`);
+    const [md, ms, mh] = samples.map(median) as [number, number, number];
+    const inside = median(gateway.calls().slice(2 * WARMUP).map((c) => c.latency_ms));
+    console.log(`  ${`${namespace}.${tool}`.padEnd(24)} direct ${md.toFixed(3)} ms | gateway stdio ${ms.toFixed(3)} ms, ratio ${(ms / md).toFixed(3)} | gateway HTTP ${mh.toFixed(3)} ms, ratio ${(mh / md).toFixed(3)} | the gateway's own handling ${inside.toFixed(3)} ms`);
+    return ms / md;
   } finally {
+    await stdioClient.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await gateway.close();
     await server.close();
     rmSync(sandbox, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  const registry = await loadRegistry();
+  console.log(`bench/gateway: median of ${CALLS} calls each (after ${WARMUP} warm-up), interleaved; faults none; backend ${BACKEND ?? 'default'}`);
+  console.log('  direct: an MCP client to the server over stdio; gateway: an MCP client to the gateway over stdio (like for like; goal ratio <= 1.15) and over streamable HTTP');
+  for (const namespace of NAMESPACES) await probe(registry, namespace);
 }
 
 main().catch((error) => {
