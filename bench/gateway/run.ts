@@ -12,15 +12,13 @@
  *
  *   npx tsx bench/gateway/run.ts            (CALLS=400 by default; BACKEND=process|bwrap|... optional)
  */
+import { StreamClientTransport } from '../../test/stream-client-transport.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
@@ -34,30 +32,6 @@ const CALLS = Number(process.env.CALLS ?? 400);
 const WARMUP = 30;
 const BACKEND = process.env.BACKEND as SandboxBackend | undefined;
 
-/** A client transport over a pair of streams: an agent speaking MCP over stdio to the gateway. */
-class StreamClientTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private readonly buffer = new ReadBuffer();
-  constructor(
-    private readonly input: PassThrough,
-    private readonly output: PassThrough,
-  ) {}
-  async start() {
-    this.input.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (let m = this.buffer.readMessage(); m; m = this.buffer.readMessage()) this.onmessage?.(m);
-    });
-  }
-  async send(message: JSONRPCMessage) {
-    this.output.write(serializeMessage(message));
-  }
-  async close() {
-    this.output.end();
-    this.onclose?.();
-  }
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

@@ -4,6 +4,7 @@
  * tools and calls past the budget, applies every fault type as faults.ts documents, reports infrastructure
  * failures, and replays the same trace under the same seed. Needs dist/cli.js (`node esbuild.mjs`).
  */
+import { StreamClientTransport } from '../stream-client-transport.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,9 +13,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
 import { decideFault, type FaultOptions } from '../../server/src/runner/faults.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
@@ -418,30 +417,6 @@ test('the same seed replays the same trace byte for byte; another seed does not'
   assert.notEqual(await run(8), first);
 });
 
-/** A client transport over a pair of streams, as an agent process speaking stdio would be. */
-class StreamClientTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private readonly buffer = new ReadBuffer();
-  constructor(
-    private readonly input: PassThrough,
-    private readonly output: PassThrough,
-  ) {}
-  async start() {
-    this.input.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (let m = this.buffer.readMessage(); m; m = this.buffer.readMessage()) this.onmessage?.(m);
-    });
-  }
-  async send(message: JSONRPCMessage) {
-    this.output.write(serializeMessage(message));
-  }
-  async close() {
-    this.output.end();
-    this.onclose?.();
-  }
-}
 
 test('stdio and several HTTP sessions (a reconnect) share one trace and one budget', async () => {
   await episode({ task: makeTask({ max_steps: 3 }) }, async ({ gateway, client, call }) => {

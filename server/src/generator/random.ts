@@ -1,7 +1,8 @@
 /**
- * The generator's only source of randomness: mulberry32 (the same generator as test/seeded-random.ts), so a
+ * The generator's only source of randomness: mulberry32 (server/src/seeded-random.ts, shared with the bootstrap and the tests), so a
  * seed replays a batch byte for byte on every machine and Node version (Math.random is never used).
  */
+import { mulberry32 } from '../seeded-random.ts';
 
 export interface Random {
   /** A float in [0, 1). */
@@ -16,16 +17,7 @@ export interface Random {
   uint32(): number;
 }
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 export function createRandom(seed: number): Random {
   const next = mulberry32(seed);

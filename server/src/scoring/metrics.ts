@@ -24,6 +24,7 @@
  *   statistics). The generator is seeded from the options' seed and the estimate's name, and tasks are
  *   taken in id order, so intervals do not depend on journal order (concurrency) or on other estimates.
  */
+import { mulberry32 } from '../seeded-random.ts';
 import { FAULT_TYPES, RECOVERABLE, type EpisodeKey, type EpisodeResult, type FaultType } from '../runner/types.ts';
 
 export interface ScoreOptions {
@@ -132,16 +133,7 @@ export function passHatK(n: number, c: number, k: number): number {
 }
 
 /** mulberry32: tiny, fast, and good enough for resampling indices; identical on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = mulberry32;
 
 /** FNV-1a of seed and label: each estimate gets its own stream, so adding one never shifts another. */
 function streamSeed(seed: number, label: string): number {
