@@ -9,11 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { seedSimulation, STATE_FILE } from '../server/src/mcp/simulation.ts';
 import { connectServer, ServerError, startServer } from '../server/src/runner/launch.ts';
-import { probeBackends, sandboxed, type SandboxBackend } from '../server/src/runner/sandbox.ts';
+import { probeBackends, sandboxed, underTmp, type SandboxBackend } from '../server/src/runner/sandbox.ts';
 import { packageRoot } from '../server/src/paths.ts';
 
 const bwrapWorks = probeBackends().find((b) => b.backend === 'bwrap')!.works;
@@ -116,5 +116,18 @@ test('container backends: no network, read-only root, the sandbox the only writa
     assert.match(args, /--volume \/sb\/x:\/sb\/x:rw --workdir \/sb\/x/);
     assert.match(args, /--env HOME=\/sb\/x/);
     assert.match(args, /node:20-bookworm-slim node \/pkg\/dist\/cli\.js serve travel --dir \/sb\/x$/);
+  }
+});
+
+test('bubblewrap: what the server needs from under /tmp (a checkout, a Node) is bound back read-only over the private /tmp', () => {
+  assert.deepEqual(underTmp(['/tmp/ci', '/tmp/ci/node_modules/node/bin', '/usr/local/bin', '/tmp/ci']), ['/tmp/ci']);
+  assert.deepEqual(underTmp(['/work/main', '/usr/bin']), []);
+  const args = sandboxed('bwrap', { command: process.execPath, args: ['x.js'] }, '/tmp/sb').args;
+  const tmpfs = args.indexOf('/tmp', args.indexOf('--tmpfs'));
+  const sandbox = args.lastIndexOf('--bind');
+  assert.ok(tmpfs > 0 && sandbox > tmpfs, 'the sandbox is bound after the private /tmp');
+  for (const path of underTmp([packageRoot(), dirname(process.execPath)])) {
+    const at = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === path);
+    assert.ok(at > tmpfs, `${path} is bound back after the private /tmp`);
   }
 });

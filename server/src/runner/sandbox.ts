@@ -10,6 +10,7 @@
  *   network and write anywhere the user can. Only the last resort, and it says so.
  */
 import { spawnSync } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
 import { packageRoot } from '../paths.ts';
 
 export const SANDBOX_BACKENDS = ['bwrap', 'docker', 'podman', 'process'] as const;
@@ -26,6 +27,12 @@ export const PROCESS_BACKEND_WARNING =
 
 export const DEFAULT_CONTAINER_IMAGE = 'node:20-bookworm-slim';
 
+/** The paths (deduplicated, none inside another) that lie under /tmp. */
+export function underTmp(paths: string[]): string[] {
+  const inTmp = [...new Set(paths.map((p) => resolve(p)))].filter((p) => p.startsWith('/tmp/'));
+  return inTmp.filter((p) => !inTmp.some((q) => q !== p && p.startsWith(`${q}/`)));
+}
+
 /** The command that runs `spec` confined to `sandbox` with the given backend. */
 export function sandboxed(backend: SandboxBackend, spec: LaunchSpec, sandbox: string, image = process.env.MCPBENCH_SANDBOX_IMAGE ?? DEFAULT_CONTAINER_IMAGE): LaunchSpec {
   const env = { ...spec.env, HOME: sandbox };
@@ -39,6 +46,9 @@ export function sandboxed(backend: SandboxBackend, spec: LaunchSpec, sandbox: st
           '--dev', '/dev',
           '--proc', '/proc',
           '--tmpfs', '/tmp',
+          // The private /tmp hides whatever the server's code needs from under the real one (a checkout or
+          // a Node under /tmp): those come back read-only.
+          ...underTmp([packageRoot(), dirname(process.execPath)]).flatMap((path) => ['--ro-bind', path, path]),
           // After the private /tmp, so a sandbox under /tmp is the real one.
           '--bind', sandbox, sandbox,
           '--chdir', sandbox,
