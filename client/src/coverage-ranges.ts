@@ -4,6 +4,9 @@
  * exact predicate. Positions are zero-based line/character, like VS Code's.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
+import { lineStarts, positionAt, type Position } from '../../server/src/tasks/positions.ts';
+
+export { lineStarts, positionAt, type Position };
 
 export interface CoverageItemLike {
   path: (string | number)[];
@@ -12,38 +15,12 @@ export interface CoverageItemLike {
   witnessed: boolean;
 }
 
-export interface Position {
-  line: number;
-  character: number;
-}
-
 export interface CoverageRange {
   start: Position;
   end: Position;
   covered: boolean;
   kind: CoverageItemLike['kind'];
   label: string;
-}
-
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 13 /* \r */ && text.charCodeAt(i + 1) === 10) continue; // \r\n ends on the \n
-    if (ch === 10 || ch === 13) starts.push(i + 1);
-  }
-  return starts;
-}
-
-export function positionAt(starts: number[], offset: number): Position {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return { line: low, character: offset - starts[low]! };
 }
 
 /**

@@ -16,7 +16,7 @@ import { createCommandAgent } from '../runner/agents/command.ts';
 import { createEndpointAgent } from '../runner/agents/endpoint.ts';
 import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
 import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
-import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck, type TaskCheck } from '../runner/check.ts';
+import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
 import { Journal, type RunConfig } from '../runner/journal.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
@@ -395,45 +395,31 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
   const runId = newRunId('check');
-  const journal = Journal.create(join(resolve(io.cwd, flags.out), runId), {
-    run_id: runId,
-    created_at: new Date().toISOString(),
-    task_files: tasks.map((t) => t.file),
-    tasks: tasks.map((t) => t.task.id),
-    agent: 'check',
-    fault_profile: 'check',
-    perturbation: 'none',
-    trials: 1,
-    seed: flags.seed,
-    concurrency: flags.concurrency,
-    sandbox: backend,
-    version,
-  } as RunConfig);
   const specs = planCheck(tasks, flags.seed);
   const reporter = reporterFor(io, flags.reporter, specs.length);
-  reporter.onEvent({ type: 'run-started', run_id: runId, tasks: tasks.map((t) => t.task.id), episodes: specs.length, agent: 'check', fault_profile: 'check', seed: flags.seed });
   const interrupt = interruptSignal(io);
-  let outcome: { interrupted: boolean };
+  let result: Awaited<ReturnType<typeof runCheck>>;
   try {
-    outcome = await executeRun(specs, {
-      journal,
-      concurrency: flags.concurrency,
+    result = await runCheck(tasks, {
+      directory: join(resolve(io.cwd, flags.out), runId),
       runId,
       registry,
       seed: flags.seed,
+      concurrency: flags.concurrency,
       backend,
-      faultOptions: CHECK_FAULT_OPTIONS,
+      version,
       signal: interrupt.signal,
       onEvent: reporter.onEvent,
+      specs,
     });
   } finally {
     reporter.finish();
     interrupt.dispose();
   }
-  const checks = judgeCheck(tasks, journal.results());
+  const { checks, journal } = result;
   reporter.onEvent({ type: 'run-finished', run_id: runId, directory: journal.directory, scores: { checks } });
   if (flags.reporter !== 'jsonl') io.stdout(flags.format === 'json' ? JSON.stringify({ run: journal.directory, checks }, null, 2) + '\n' : formatCheck(checks, io.cwd));
-  if (outcome.interrupted) return 130;
+  if (result.interrupted) return 130;
   return checks.every((c) => c.ok) ? 0 : 1;
 }
 

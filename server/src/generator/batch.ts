@@ -6,12 +6,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Registry } from '../mcp/registry.ts';
-import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck, type TaskCheck } from '../runner/check.ts';
-import { Journal, type RunConfig } from '../runner/journal.ts';
-import { executeRun, loadTasks } from '../runner/run.ts';
-import type { SandboxBackend } from '../runner/sandbox.ts';
-import type { RunEvent } from '../runner/types.ts';
+import { runCheck, type CheckRunOptions, type TaskCheck } from '../runner/check.ts';
+import { loadTasks } from '../runner/run.ts';
 import type { GenerateResult } from './generate.ts';
 import { BatchManifestSchema, type BatchManifest, type Template } from './model.ts';
 
@@ -93,15 +89,8 @@ export function writeBatch(options: WriteBatchOptions): BatchManifest {
   return manifest;
 }
 
-export interface CheckBatchOptions {
-  registry: Registry;
-  seed: number;
-  concurrency: number;
-  backend: SandboxBackend;
-  version: string;
-  signal?: AbortSignal;
-  onEvent?: (event: RunEvent) => void;
-}
+/** As for any check run; the batch decides where its journal goes and what it is called. */
+export type CheckBatchOptions = Omit<CheckRunOptions, 'directory' | 'runId' | 'specs'>;
 
 /**
  * Runs check on every candidate of the batch (journal in `<batch>/check/`), records `check` per candidate in
@@ -112,36 +101,8 @@ export async function checkBatch(directory: string, options: CheckBatchOptions):
   const tasks = loadTasks(manifest.candidates.map((c) => join(directory, c.file)), options.registry);
   const runDirectory = join(directory, CHECK_RUN_FOLDER);
   rmSync(runDirectory, { recursive: true, force: true });
-  const runId = `check-${manifest.template.id}-${manifest.seed}`;
-  const config: RunConfig = {
-    run_id: runId,
-    created_at: new Date().toISOString(),
-    task_files: tasks.map((t) => t.file),
-    tasks: tasks.map((t) => t.task.id),
-    agent: 'check',
-    fault_profile: 'check',
-    perturbation: 'none',
-    trials: 1,
-    seed: options.seed,
-    concurrency: options.concurrency,
-    sandbox: options.backend,
-  };
-  const journal = Journal.create(runDirectory, { ...config, version: options.version } as RunConfig);
-  const specs = planCheck(tasks, options.seed);
-  options.onEvent?.({ type: 'run-started', run_id: runId, tasks: config.tasks, episodes: specs.length, agent: 'check', fault_profile: 'check', seed: options.seed });
-  const outcome = await executeRun(specs, {
-    journal,
-    concurrency: options.concurrency,
-    runId,
-    registry: options.registry,
-    seed: options.seed,
-    backend: options.backend,
-    faultOptions: CHECK_FAULT_OPTIONS,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-  });
-  const checks = judgeCheck(tasks, journal.results());
-  if (outcome.interrupted) return { checks, interrupted: true, manifest };
+  const { checks, interrupted } = await runCheck(tasks, { ...options, directory: runDirectory, runId: `check-${manifest.template.id}-${manifest.seed}` });
+  if (interrupted) return { checks, interrupted: true, manifest };
   const byId = new Map(checks.map((c) => [c.task_id, c]));
   for (const candidate of manifest.candidates) {
     const check = byId.get(candidate.task_id);

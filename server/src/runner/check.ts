@@ -5,14 +5,17 @@
  * much room above its reference solution in `max_steps`). It also reports predicate coverage: which `any` branches and leaves passing
  * solutions witnessed.
  */
+import type { Registry } from '../mcp/registry.ts';
 import { predicateCoverage, type Coverage } from '../predicates/coverage.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import { createReferenceAgent, noopAgent } from './agents/reference.ts';
 import type { EpisodeSpec } from './episode.ts';
 import { decideFault, loadFaultProfile } from './faults.ts';
 import { FAULT_PROFILES } from './faults.ts';
-import type { LoadedTask } from './run.ts';
-import { FAULT_TYPES, RECOVERABLE, type EpisodeResult, type FaultProfile, type FaultType } from './types.ts';
+import { Journal, type RunConfig } from './journal.ts';
+import { executeRun, type LoadedTask } from './run.ts';
+import type { SandboxBackend } from './sandbox.ts';
+import { FAULT_TYPES, RECOVERABLE, type EpisodeResult, type FaultProfile, type FaultType, type RunEvent } from './types.ts';
 
 export const RECOVERABLE_FAULTS = FAULT_TYPES.filter((type) => RECOVERABLE[type]);
 
@@ -116,4 +119,55 @@ export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[]): TaskC
     }
     return { task_id: task.id, file, ok: problems.length === 0, problems, coverage, faults };
   });
+}
+
+export interface CheckRunOptions {
+  /** The run folder the journal goes into (created). */
+  directory: string;
+  runId: string;
+  registry: Registry;
+  seed: number;
+  concurrency: number;
+  backend: SandboxBackend;
+  version: string;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  /** planCheck(tasks, seed), when the caller has made it already (to size a progress bar). */
+  specs?: EpisodeSpec[];
+}
+
+/**
+ * The whole self-test of a set of tasks, journaled like any run: plans the check episodes, runs them under
+ * the check's fault timings, and judges each task. `mcpbench check` and `generate --check` both run this.
+ */
+export async function runCheck(tasks: LoadedTask[], options: CheckRunOptions): Promise<{ checks: TaskCheck[]; interrupted: boolean; journal: Journal }> {
+  const config: RunConfig = {
+    run_id: options.runId,
+    created_at: new Date().toISOString(),
+    task_files: tasks.map((t) => t.file),
+    tasks: tasks.map((t) => t.task.id),
+    agent: 'check',
+    fault_profile: 'check',
+    perturbation: 'none',
+    trials: 1,
+    seed: options.seed,
+    concurrency: options.concurrency,
+    sandbox: options.backend,
+    version: options.version,
+  } as RunConfig;
+  const journal = Journal.create(options.directory, config);
+  const specs = options.specs ?? planCheck(tasks, options.seed);
+  options.onEvent?.({ type: 'run-started', run_id: options.runId, tasks: config.tasks, episodes: specs.length, agent: 'check', fault_profile: 'check', seed: options.seed });
+  const outcome = await executeRun(specs, {
+    journal,
+    concurrency: options.concurrency,
+    runId: options.runId,
+    registry: options.registry,
+    seed: options.seed,
+    backend: options.backend,
+    faultOptions: CHECK_FAULT_OPTIONS,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  return { checks: judgeCheck(tasks, journal.results()), interrupted: outcome.interrupted, journal };
 }

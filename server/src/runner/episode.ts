@@ -120,13 +120,11 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     // allSettled, not all: every server that did start is in `servers` before we return, so the finally
     // below stops it even when another one failed.
     const own = new Set(typeof task.server === 'string' ? [task.server] : task.server);
-    const ready = new Map<string, string>();
     const started = await Promise.allSettled(
       namespaces
         .filter((info) => own.has(info.namespace))
         .map(async (info) => {
           const sandbox = await seed(info);
-          ready.set(info.namespace, sandbox);
           if (!spec.agent.callsNoTools) await start(info, sandbox);
         }),
     );
@@ -137,8 +135,9 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       let starting: Promise<RunningServer> | undefined;
       handles.set(info.namespace, () => {
         if (!starting) {
-          const sandbox = ready.get(info.namespace);
-          starting = sandbox !== undefined ? start(info, sandbox) : seed(info).then((dir) => start(info, dir));
+          // An own namespace of an agent that said it calls no tools is seeded already; a distractor is not.
+          const seeded = launched.includes(info) ? Promise.resolve(join(root, info.namespace)) : seed(info);
+          starting = seeded.then((sandbox) => start(info, sandbox));
           lateStarts.push(starting);
         }
         return starting;

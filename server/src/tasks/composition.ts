@@ -4,7 +4,8 @@
  * and tasks with template provenance. `mcpbench stats` prints it; tasks/README.md is its Markdown form, so the
  * table a reader sees is computed, never typed.
  */
-import { CATEGORIES, DIFFICULTIES, type Predicate, type Task } from './model.ts';
+import { leaves, parsePredicate } from '../predicates/tree.ts';
+import { CATEGORIES, DIFFICULTIES, type Task } from './model.ts';
 
 type Category = (typeof CATEGORIES)[number];
 type Difficulty = (typeof DIFFICULTIES)[number];
@@ -40,14 +41,6 @@ export interface Composition {
   tags: Record<string, number>;
 }
 
-function predicateLeaves(node: Predicate, out: string[] = []): string[] {
-  if ('all' in node && Array.isArray(node.all)) node.all.forEach((p) => predicateLeaves(p, out));
-  else if ('any' in node && Array.isArray(node.any)) node.any.forEach((p) => predicateLeaves(p, out));
-  else if ('not' in node && typeof node.not === 'object') predicateLeaves(node.not as Predicate, out);
-  else out.push(...Object.keys(node));
-  return out;
-}
-
 export function taskTraits(task: Task): TaskTraits {
   const servers = Array.isArray(task.server) ? task.server : [task.server];
   const namespaces = new Set(servers);
@@ -57,7 +50,7 @@ export function taskTraits(task: Task): TaskTraits {
     category: task.category,
     difficulty: task.difficulty,
     crossServer: namespaces.size > 1,
-    information: predicateLeaves(task.success_predicate).some((name) => name.startsWith('answer.')),
+    information: leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => leaf.namespace === 'answer'),
     distractors: task.available_tools.some((tool) => !namespaces.has(tool.slice(0, tool.indexOf('.')))),
     ...(task.template ? { template: task.template.id } : {}),
     tags: task.tags ?? [],
@@ -97,6 +90,11 @@ export function composition(traits: readonly TaskTraits[]): Composition {
   };
 }
 
+/** A namespace's tasks over every category and difficulty. */
+function namespaceTotal(c: Composition, ns: string): number {
+  return CATEGORIES.reduce((sum, cat) => sum + DIFFICULTIES.reduce((s, d) => s + c.cells[ns]![cat][d], 0), 0);
+}
+
 const SHORT: Record<Difficulty, string> = { easy: 'E', medium: 'M', hard: 'H' };
 
 /** The composition as Markdown: one row per namespace, a column per category x difficulty. */
@@ -105,7 +103,7 @@ export function compositionMarkdown(c: Composition, title: string): string {
   const header = ['namespace', ...CATEGORIES.flatMap((cat) => DIFFICULTIES.map((d) => `${cat} ${SHORT[d]}`)), 'total'];
   const rows = c.namespaces.map((ns) => {
     const cells = CATEGORIES.flatMap((cat) => DIFFICULTIES.map((d) => String(c.cells[ns]![cat][d])));
-    const total = CATEGORIES.reduce((sum, cat) => sum + DIFFICULTIES.reduce((s, d) => s + c.cells[ns]![cat][d], 0), 0);
+    const total = namespaceTotal(c, ns);
     return [`\`${ns}\``, ...cells, String(total)];
   });
   const totals = ['**total**', ...CATEGORIES.flatMap((cat) => DIFFICULTIES.map((d) => String(c.namespaces.reduce((s, ns) => s + c.cells[ns]![cat][d], 0)))), `**${c.total}**`];
@@ -143,7 +141,7 @@ export function compositionText(c: Composition): string {
   lines.push(`${'namespace'.padEnd(width)}  ${CATEGORIES.map((cat) => cat.padStart(13)).join('')}  total   (easy/medium/hard)`);
   for (const ns of c.namespaces) {
     const parts = CATEGORIES.map((cat) => DIFFICULTIES.map((d) => c.cells[ns]![cat][d]).join('/').padStart(13));
-    const total = CATEGORIES.reduce((sum, cat) => sum + DIFFICULTIES.reduce((s, d) => s + c.cells[ns]![cat][d], 0), 0);
+    const total = namespaceTotal(c, ns);
     lines.push(`${ns.padEnd(width)}  ${parts.join('')}  ${String(total).padStart(5)}`);
   }
   lines.push(

@@ -4,13 +4,9 @@
  * are UTF-16 code units, as in JavaScript strings and the LSP.
  */
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { lineStarts, positionAt, type Position } from './positions.ts';
 
-export interface Position {
-  /** 0-based line. */
-  line: number;
-  /** 0-based UTF-16 column. */
-  character: number;
-}
+export type { Position };
 
 export interface Span {
   offset: number;
@@ -88,36 +84,14 @@ export class JsonDocument {
   }
 
   positionAt(offset: number): Position {
-    const starts = (this.lineStarts ??= computeLineStarts(this.text));
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return { line: low, character: offset - starts[low]! };
+    return positionAt((this.lineStarts ??= lineStarts(this.text)), offset);
   }
 
   offsetAt(position: Position): number {
-    const starts = (this.lineStarts ??= computeLineStarts(this.text));
+    const starts = (this.lineStarts ??= lineStarts(this.text));
     const lineStart = starts[Math.min(Math.max(position.line, 0), starts.length - 1)]!;
     return Math.min(lineStart + position.character, this.text.length);
   }
-}
-
-function computeLineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 13 /* \r */) {
-      if (text.charCodeAt(i + 1) === 10) i++;
-      starts.push(i + 1);
-    } else if (c === 10 /* \n */) {
-      starts.push(i + 1);
-    }
-  }
-  return starts;
 }
 
 const PARSE_ERROR_HELP: Record<string, string> = {
