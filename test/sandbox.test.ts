@@ -9,11 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { seedSimulation, STATE_FILE } from '../server/src/mcp/simulation.ts';
 import { connectServer, ServerError, startServer } from '../server/src/runner/launch.ts';
-import { probeBackends, sandboxed, underTmp, type SandboxBackend } from '../server/src/runner/sandbox.ts';
+import { prepareWritable, probeBackends, sandboxed, serverConfinement, underTmp, type SandboxBackend } from '../server/src/runner/sandbox.ts';
 import { packageRoot } from '../server/src/paths.ts';
 
 const bwrapWorks = probeBackends().find((b) => b.backend === 'bwrap')!.works;
@@ -31,8 +31,10 @@ function probe(backend: SandboxBackend, port: number, sandbox: string, outside: 
     socket.on('connect', () => done('connected'));
     socket.on('error', (e) => done(e.code));
     socket.on('timeout', () => done('timeout'));`;
-  const spec = sandboxed(backend, { command: process.execPath, args: ['-e', script] }, sandbox);
-  const result = spawnSync(spec.command, spec.args, { cwd: sandbox, env: { ...process.env, ...spec.env }, encoding: 'utf8', timeout: 20_000 });
+  const confinement = serverConfinement(sandbox);
+  prepareWritable(confinement, backend);
+  const spec = sandboxed(backend, { command: process.execPath, args: ['-e', script], env: { PATH: '/usr/bin:/bin' } }, confinement);
+  const result = spawnSync(spec.command, spec.args, { cwd: sandbox, env: spec.env, encoding: 'utf8', timeout: 20_000 });
   assert.equal(result.status, 0, result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop()!);
 }
@@ -106,28 +108,31 @@ test('a server that never answers times out instead of hanging the caller', asyn
   rmSync(sandbox, { recursive: true, force: true });
 });
 
-test('container backends: no network, read-only root, the sandbox the only writable mount', () => {
+test('container backends: no network, read-only root, no capabilities, an unprivileged user, limits, only the runtime and the sandbox mounted', () => {
   for (const engine of ['docker', 'podman'] as const) {
-    const spec = sandboxed(engine, { command: process.execPath, args: ['/pkg/dist/cli.js', 'serve', 'travel', '--dir', '/sb/x'] }, '/sb/x', 'node:20-bookworm-slim');
+    const confinement = serverConfinement('/sb/x');
+    const spec = sandboxed(engine, { command: process.execPath, args: ['/pkg/dist/cli.js', 'serve', 'travel', '--dir', '/sb/x'], env: { HOME: '/sb/x', SECRET_API_KEY: 'k' } }, confinement, 'node:20-bookworm-slim');
     assert.equal(spec.command, engine);
     const args = spec.args.join(' ');
-    assert.match(args, /^run --rm -i --network none --read-only /);
-    assert.match(args, new RegExp(`--volume ${packageRoot().replace(/[/.]/g, '\\$&')}:[^ ]+:ro`));
+    assert.match(args, /^run --rm -i --network none --read-only --cap-drop ALL --security-opt no-new-privileges --user \d+:\d+ --pids-limit \d+ --memory \d+ --ulimit fsize=\d+:\d+ --tmpfs \/tmp:rw,size=\d+,mode=1777 /);
+    assert.match(args, new RegExp(`--volume ${join(packageRoot(), 'dist').replace(/[/.]/g, '\\$&')}:[^ ]+:ro`));
+    assert.doesNotMatch(args, new RegExp(`--volume ${packageRoot().replace(/[/.]/g, '\\$&')}:`), 'not the whole checkout');
     assert.match(args, /--volume \/sb\/x:\/sb\/x:rw --workdir \/sb\/x/);
-    assert.match(args, /--env HOME=\/sb\/x/);
-    assert.match(args, /node:20-bookworm-slim node \/pkg\/dist\/cli\.js serve travel --dir \/sb\/x$/);
+    // Variable names only: values stay out of the command line (and out of `ps`).
+    assert.match(args, /--env HOME --env SECRET_API_KEY node:20-bookworm-slim node \/pkg\/dist\/cli\.js serve travel --dir \/sb\/x$/);
+    assert.doesNotMatch(args, /=k\b/);
   }
 });
 
 test('bubblewrap: what the server needs from under /tmp (a checkout, a Node) is bound back read-only over the private /tmp', () => {
   assert.deepEqual(underTmp(['/tmp/ci', '/tmp/ci/node_modules/node/bin', '/usr/local/bin', '/tmp/ci']), ['/tmp/ci']);
   assert.deepEqual(underTmp(['/work/main', '/usr/bin']), []);
-  const args = sandboxed('bwrap', { command: process.execPath, args: ['x.js'] }, '/tmp/sb').args;
+  const args = sandboxed('bwrap', { command: process.execPath, args: ['x.js'] }, serverConfinement('/tmp/sb')).args;
   const tmpfs = args.indexOf('/tmp', args.indexOf('--tmpfs'));
   const sandbox = args.lastIndexOf('--bind');
   assert.ok(tmpfs > 0 && sandbox > tmpfs, 'the sandbox is bound after the private /tmp');
-  for (const path of underTmp([packageRoot(), dirname(process.execPath)])) {
+  for (const path of [join(packageRoot(), 'dist'), join(packageRoot(), 'node_modules')]) {
     const at = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === path);
-    assert.ok(at > tmpfs, `${path} is bound back after the private /tmp`);
+    assert.ok(at > tmpfs, `${path} is bound after the private /tmp`);
   }
 });

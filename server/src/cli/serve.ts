@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadRegistry } from '../mcp/registry.ts';
 import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
+import { serverEnvironment } from '../runner/sandbox.ts';
 
 /** A usage problem: unknown namespace, unreadable or invalid state file. */
 export class ServeError extends Error {}
@@ -59,7 +60,8 @@ export async function serveNamespace(namespace: string, options: { dir: string; 
         await plugin.runtime.seed(plugin.normalizeState(initial.value), options.dir);
       }
       const { command, args, env } = plugin.runtime.launch(options.dir);
-      const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+      // The same allow-listed environment an episode gives it: nothing of ours (keys, tokens) reaches it.
+      const child = spawn(command, args, { stdio: 'inherit', env: serverEnvironment(options.dir, env) });
       return await new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 2)));
     }
     const implementation = info.server.implementation;

@@ -58,6 +58,11 @@ export interface NamespaceRuntime<State> {
   createServer?(sandbox: string, version: string): Promise<import('@modelcontextprotocol/sdk/server/index.js').Server>;
   /** `npm` namespaces: the command that starts the official server on the sandbox (stdio). */
   launch?(sandbox: string): { command: string; args: string[]; env?: Record<string, string> };
+  /**
+   * A server that must reach a service of the user's (a database server) says so for a seeded sandbox: it
+   * then shares the host's network and gets these variables, which are otherwise never passed to a server.
+   */
+  network?(sandbox: string): { env: Record<string, string> } | undefined;
 }
 
 export interface NamespacePlugin<State = unknown> {

@@ -6,7 +6,7 @@
  * A failure of our infrastructure (a server that will not start, crashes on its own, a snapshot that cannot
  * be read) makes the episode `infra_error`: the caller retries it, and it never counts against the agent.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
@@ -65,6 +65,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   const t0 = performance.now();
   const emit = (event: RunEvent) => env.onEvent?.(event);
   const root = mkdtempSync(join(tmpdir(), `mcpbench-${env.runId.slice(0, 24)}-`));
+  // Traversable (not listable) by the unprivileged user the sandboxes run as; each sandbox is its own.
+  chmodSync(root, 0o711);
   const servers = new Map<string, RunningServer>();
   /** The namespaces whose sandbox was made (and so has a state to read), in the order they were. */
   const launched: NamespaceInfo[] = [];

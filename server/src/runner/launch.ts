@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { NamespaceInfo } from '../mcp/registry.ts';
 import { packageRoot } from '../paths.ts';
-import { defaultBackend, sandboxed, type LaunchSpec, type SandboxBackend } from './sandbox.ts';
+import { defaultBackend, prepareWritable, sandboxed, serverConfinement, serverEnvironment, type LaunchSpec, type SandboxBackend } from './sandbox.ts';
 
 export interface LaunchOptions {
   backend?: SandboxBackend;
@@ -29,15 +29,24 @@ export class ServerError extends Error {
 
 const STDERR_TAIL_BYTES = 4000;
 
-/** The unsandboxed command that serves a namespace on `sandbox` over stdio. */
-export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec {
-  const plugin = info.plugin;
-  if (plugin?.tools || plugin?.runtime?.createServer) {
+/**
+ * The unsandboxed command that serves a namespace on `sandbox` over stdio, with its whole environment, and
+ * whether it needs the host's network (a postgres sandbox seeded on the user's own Postgres server).
+ */
+export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec & { network: 'none' | 'host' } {
+  const runtime = info.plugin?.runtime;
+  const reach = runtime?.network?.(sandbox);
+  const network = reach ? 'host' : 'none';
+  if (info.plugin?.tools || runtime?.createServer) {
     // --liftoff-only: a server lives for one episode, too short for V8's optimising tier of WebAssembly to pay
     // off; without it PGlite's start-up costs ~1.3 CPU-seconds instead of ~0.8 (JavaScript is not affected).
-    return { command: process.execPath, args: ['--liftoff-only', join(packageRoot(), 'dist', 'serve.js'), info.namespace, '--dir', sandbox] };
+    const args = ['--liftoff-only', join(packageRoot(), 'dist', 'serve.js'), info.namespace, '--dir', sandbox];
+    return { command: process.execPath, args, env: serverEnvironment(sandbox, reach?.env), network };
   }
-  if (plugin?.runtime?.launch) return plugin.runtime.launch(sandbox);
+  if (runtime?.launch) {
+    const spec = runtime.launch(sandbox);
+    return { ...spec, env: serverEnvironment(sandbox, { ...spec.env, ...reach?.env }), network };
+  }
   throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '');
 }
 
@@ -55,7 +64,10 @@ export interface RunningServer {
 /** Starts a namespace's server confined to `sandbox` (already seeded) and connects to it. */
 export function startServer(info: NamespaceInfo, sandbox: string, options: LaunchOptions = {}): Promise<RunningServer> {
   const backend = options.backend ?? defaultBackend();
-  return connectServer(info.namespace, sandboxed(backend, serverCommand(info, sandbox), sandbox), sandbox, backend, options);
+  const { network, ...command } = serverCommand(info, sandbox);
+  const confinement = serverConfinement(sandbox, network);
+  prepareWritable(confinement, backend);
+  return connectServer(info.namespace, sandboxed(backend, command, confinement), sandbox, backend, options);
 }
 
 /** Spawns `spec` (already wrapped by its sandbox backend) and connects an MCP client to it over stdio. */
@@ -72,7 +84,8 @@ export async function connectServer(
   const transport = new StdioClientTransport({
     command: spec.command,
     args: spec.args,
-    env: { ...(process.env as Record<string, string>), ...spec.env },
+    // The spec's environment is the whole of it (the SDK adds HOME, PATH, USER ... which the sandbox unsets).
+    env: spec.env ?? {},
     cwd: sandbox,
     stderr: 'pipe',
   });
