@@ -24,6 +24,10 @@ const options = {
   logLevel: 'warning',
   // jsonc-parser's UMD build hides its requires from the bundler; its ESM build bundles cleanly.
   mainFields: ['module', 'main'],
+  // An ESM package bundled into CommonJS that finds itself by import.meta.url (the egress proxy's `proxy`
+  // reads its package.json for its Via header) gets the bundle's own URL.
+  banner: { js: "const __import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__import_meta_url' },
   // Official MCP servers run as their own processes from node_modules; they are not bundled.
 };
 

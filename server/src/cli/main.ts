@@ -34,6 +34,11 @@ class ExitError extends Error {
   }
 }
 
+/** A repeatable option: each use adds one value. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function integerOption(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
@@ -146,6 +151,11 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .argument('[tasks...]', 'task files, folders or sealed sets (*.sealed.json, opened in memory with MCPBENCH_SET_KEY)')
     .addOption(new Option('--agent <agent>', 'the agent').choices(['reference', 'noop', 'command', 'endpoint', 'openai']).default('reference'))
     .option('--agent-command <command>', 'for --agent command: the program to run (gets MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ...)')
+    .addOption(new Option('--agent-sandbox <backend>', 'for --agent command: the sandbox it runs in (default: the run\'s --sandbox), or none (a warning is recorded)').choices(['bwrap', 'docker', 'podman', 'none']))
+    .option('--agent-env <name>', 'for --agent command: pass this variable of yours to the agent (repeatable; nothing else of your environment reaches it)', collect, [])
+    .option('--agent-dir <dir>', 'for --agent command: its folder, read-only inside the sandbox (default: the current directory; the run\'s task files in it are hidden)')
+    .option('--agent-allow-host <host:port>', 'for --agent command: a host its egress proxy may reach, e.g. api.openai.com:443 (repeatable; default: none)', collect, [])
+    .addOption(new Option('--agent-gateway <transport>', 'for --agent command: reach the gateway over streamable HTTP or over its own stdin/stdout').choices(['http', 'stdio']).default('http'))
     .option('--endpoint <url>', 'for --agent endpoint: the URL tasks are POSTed to')
     .option('--model <model>', 'for --agent openai: the model (or MCPBENCH_OPENAI_MODEL)')
     .option('--base-url <url>', 'for --agent openai: an OpenAI-compatible base URL (or MCPBENCH_OPENAI_BASE_URL)')

@@ -12,7 +12,8 @@ import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, t
 import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
 import type { Task } from '../tasks/model.ts';
 import type { Agent } from '../runner/agents/agent.ts';
-import { createCommandAgent } from '../runner/agents/command.ts';
+import { createCommandAgent, type AgentSandboxOptions } from '../runner/agents/command.ts';
+import { parseAllowHost } from '../runner/agents/egress.ts';
 import { createEndpointAgent } from '../runner/agents/endpoint.ts';
 import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
 import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
@@ -34,6 +35,16 @@ export interface CliIo {
 export interface RunFlags {
   agent: string;
   agentCommand?: string;
+  /** For --agent command: the sandbox backend it runs in (default: the run's), or `none`. */
+  agentSandbox?: SandboxBackend | 'none';
+  /** Names of runner variables the command agent gets (its own model key ...). */
+  agentEnv?: string[];
+  /** The command agent's folder (default: the current directory), read-only inside its sandbox. */
+  agentDir?: string;
+  /** `host:port` entries the command agent's egress proxy forwards to. */
+  agentAllowHost?: string[];
+  /** How the command agent reaches the gateway. */
+  agentGateway?: 'http' | 'stdio';
   endpoint?: string;
   model?: string;
   baseUrl?: string;
@@ -102,24 +113,74 @@ export function newRunId(prefix = 'run'): string {
   return `${prefix}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry'>): Agent {
+/** What creating an agent needs beyond the flags: where it runs, the run's backend and task files. */
+interface AgentSetting {
+  cwd: string;
+  backend: SandboxBackend;
+  /** The run's task files (a sealed set's entries as `<file>#<path>`): hidden from a confined agent. */
+  taskFiles: readonly string[];
+}
+
+export const AGENT_SANDBOX_NONE_WARNING =
+  '--agent-sandbox none: the command agent runs as a plain process; it can read every file this user can (the checkout, the task files) and reach the network; only its environment is allow-listed';
+
+/** The sandbox a command agent runs in (undefined: none), and the warning to record when it runs in none. */
+export function commandAgentSandbox(flags: Pick<RunFlags, 'agentSandbox' | 'agentDir' | 'agentAllowHost'>, setting: AgentSetting): { sandbox?: AgentSandboxOptions; warning?: string } {
+  const choice = flags.agentSandbox ?? setting.backend;
+  if (choice === 'none' || choice === 'process') {
+    if (flags.agentAllowHost?.length) throw new UsageError('--agent-allow-host needs a confined agent: it has no effect with --agent-sandbox none (or the process backend)');
+    return { warning: AGENT_SANDBOX_NONE_WARNING };
+  }
+  const dir = resolve(setting.cwd, flags.agentDir ?? '.');
+  let allowHosts: string[];
+  try {
+    allowHosts = (flags.agentAllowHost ?? []).map(parseAllowHost);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const files = [...new Set(setting.taskFiles.map((file) => file.split('#')[0]!))];
+  const hidden = files.filter((file) => file.startsWith(`${dir}/`));
+  return { sandbox: { backend: choice, dir, allowHosts, hidden } };
+}
+
+/** The values of the variables `--agent-env` names; a name that is not set is a usage error. */
+function namedEnvironment(names: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value === undefined) throw new UsageError(`--agent-env ${name}: ${name} is not set in this environment`);
+    values[name] = value;
+  }
+  return values;
+}
+
+function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry' | 'agentSandbox' | 'agentEnv' | 'agentDir' | 'agentAllowHost' | 'agentGateway'>, setting: AgentSetting): { agent: Agent; warning?: string } {
   switch (flags.agent) {
     case 'reference':
-      return createReferenceAgent({ retry: flags.retry });
+      return { agent: createReferenceAgent({ retry: flags.retry }) };
     case 'noop':
-      return noopAgent;
-    case 'command':
+      return { agent: noopAgent };
+    case 'command': {
       if (!flags.agentCommand) throw new UsageError('--agent command needs --agent-command "<program and arguments>"');
-      return createCommandAgent({ command: flags.agentCommand });
+      const { sandbox, warning } = commandAgentSandbox(flags, setting);
+      const agent = createCommandAgent({
+        command: flags.agentCommand,
+        cwd: resolve(setting.cwd, flags.agentDir ?? '.'),
+        env: namedEnvironment(flags.agentEnv),
+        gateway: flags.agentGateway ?? 'http',
+        ...(sandbox ? { sandbox } : {}),
+      });
+      return { agent, ...(warning ? { warning } : {}) };
+    }
     case 'endpoint':
       if (!flags.endpoint) throw new UsageError('--agent endpoint needs --endpoint <url>');
-      return createEndpointAgent({ url: flags.endpoint });
+      return { agent: createEndpointAgent({ url: flags.endpoint }) };
     case 'openai': {
       const overrides: { model?: string; baseUrl?: string } = {};
       if (flags.model) overrides.model = flags.model;
       if (flags.baseUrl) overrides.baseUrl = flags.baseUrl;
       try {
-        return createOpenAIAgent(openAIOptionsFromEnv(process.env, overrides));
+        return { agent: createOpenAIAgent(openAIOptionsFromEnv(process.env, overrides)) };
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
@@ -284,6 +345,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   let config: RunConfig;
   let levels: PerturbationLevel[];
   let paraphrase: ParaphraseConfig | undefined;
+  let created: { agent: Agent; warning?: string };
   if (flags.resume) {
     try {
       journal = Journal.resume(resolve(io.cwd, flags.resume));
@@ -295,10 +357,12 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     Object.assign(flags, { agent: config.agent, faults: config.fault_profile, trials: config.trials, seed: config.seed, perturb: config.perturbation, retry: config.retry }, config.agent_options ?? {});
     levels = parsePerturbation(config.perturbation);
     paraphrase = config.paraphrase as ParaphraseConfig | undefined;
+    created = createAgent(flags, { cwd: io.cwd, backend, taskFiles: tasks.map((t) => t.file) });
   } else {
     levels = parsePerturbation(flags.perturb);
     paraphrase = paraphraseConfig(flags, levels, process.env);
     tasks = loadSet(paths.length ? paths : ['tasks'], registry);
+    created = createAgent(flags, { cwd: io.cwd, backend, taskFiles: tasks.map((t) => t.file) });
     const runId = newRunId();
     config = {
       run_id: runId,
@@ -306,7 +370,17 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       task_files: tasks.map((t) => t.file),
       tasks: tasks.map((t) => t.task.id),
       agent: flags.agent,
-      agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
+      agent_options: {
+        agentCommand: flags.agentCommand,
+        endpoint: flags.endpoint,
+        model: flags.model,
+        baseUrl: flags.baseUrl,
+        faultRate: flags.faultRate,
+        // The command agent's confinement; --agent-env is recorded by name, never by value.
+        ...(flags.agent === 'command'
+          ? { agentSandbox: flags.agentSandbox, agentEnv: flags.agentEnv, agentDir: resolve(io.cwd, flags.agentDir ?? '.'), agentAllowHost: flags.agentAllowHost, agentGateway: flags.agentGateway }
+          : {}),
+      },
       fault_profile: flags.faults,
       perturbation: levels.join(','),
       perturbations: levels,
@@ -316,12 +390,14 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       concurrency: flags.concurrency,
       sandbox: backend,
       retry: Boolean(flags.retry),
+      ...(created.warning ? { warnings: [created.warning] } : {}),
       version,
     } as RunConfig;
     journal = Journal.create(join(resolve(io.cwd, flags.out), runId), config);
   }
   const profile = loadFaultProfile(flags.faults, io.cwd, flags.faultRate === undefined ? {} : { rate: flags.faultRate });
-  const agent = createAgent(flags);
+  const { agent, warning } = created;
+  if (warning) io.stderr(`warning: ${warning}\n`);
   // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and
   // the fault decisions (seed, task, trial, call) are the same at every level, so levels differ in the goal only.
   const specs = planRun(tasks, {

@@ -14,6 +14,7 @@ import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
 import type { Agent } from './agents/agent.ts';
+import type { EgressRecord } from './agents/egress.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { startServer, type RunningServer } from './launch.ts';
@@ -73,6 +74,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   /** Distractor servers started during the episode: waited for before anything is stopped. */
   const lateStarts: Promise<RunningServer>[] = [];
   let gateway: Gateway | undefined;
+  /** The agent's attempts to reach the network through its egress proxy (a confined command agent). */
+  const egress: EgressRecord[] = [];
   const base = {
     ...key,
     run_id: env.runId,
@@ -97,6 +100,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     errors_seen: gateway?.counts().errors_seen ?? 0,
     budget_exceeded: false,
     calls: gateway?.calls() ?? [],
+    ...(egress.length ? { egress } : {}),
     duration_ms: performance.now() - t0,
     infra_error: message,
   });
@@ -146,6 +150,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       });
     }
 
+    // The agent gets its own abort signal: the episode's timeout, the run's interruption, or a runaway agent.
+    const controller = new AbortController();
     gateway = new Gateway({
       task,
       registry: env.registry,
@@ -155,19 +161,26 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         emit({ type: 'call', run_id: env.runId, key, call });
         if (call.fault) emit({ type: 'fault', run_id: env.runId, key, call_index: call.index, fault: call.fault });
       },
+      onRunaway: (message) => controller.abort(new Error(message)),
     });
     const { url } = await gateway.listen();
+    const served = gateway;
 
-    // The agent gets its own abort signal: the episode's timeout, or the run's interruption.
     const timeoutMs = (task.timeout_s ?? DEFAULT_EPISODE_TIMEOUT_S) * 1000;
-    const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
     let answer: string | undefined;
     let agentError: string | undefined;
     try {
-      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal });
+      const outcome = await spec.agent.run({
+        task,
+        goal: spec.goal,
+        gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams) },
+        variant: key.variant,
+        signal: controller.signal,
+        onEgress: (record) => egress.push(record),
+      });
       answer = outcome.answer;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
@@ -206,6 +219,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       errors_seen: counts.errors_seen,
       budget_exceeded: budgetExceeded,
       calls: gateway.calls(),
+      ...(egress.length ? { egress } : {}),
       duration_ms: performance.now() - t0,
     };
     if (answer !== undefined) result.answer = answer;

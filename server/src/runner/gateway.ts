@@ -19,7 +19,7 @@
  * fault state is the SoftRateLimit window: an agent that waits the advertised retry_after_ms before retrying
  * always lands after it.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import canonicalize from 'canonicalize';
@@ -59,7 +59,17 @@ export interface GatewayOptions {
   faults?: GatewayFaults;
   /** Called as each call finishes, in finishing order (indices say the arrival order). */
   onCall?: (call: CallRecord) => void;
+  /** Called once when the agent goes CALLS_PAST_BUDGET calls past max_steps: the episode should end. */
+  onRunaway?: (message: string) => void;
 }
+
+/**
+ * Calls an agent may make past `max_steps` (unlisted and refused calls included) before the gateway stops
+ * answering and ends the episode: a runaway loop costs bounded time and a bounded trace.
+ */
+export const CALLS_PAST_BUDGET = 20;
+/** An argument or result bigger than this (as JSON) is recorded as its size, hash and head only. */
+export const MAX_RECORDED_JSON = 64 * 1024;
 
 export interface GatewayCounts {
   /** Calls to listed tools that were forwarded or faulted: what counts against max_steps. */
@@ -107,6 +117,8 @@ export class Gateway {
   private readonly trial: number;
   private readonly options: FaultOptions;
   private readonly onCall: ((call: CallRecord) => void) | undefined;
+  private readonly onRunaway: ((message: string) => void) | undefined;
+  private runawayMessage: string | undefined;
 
   private nextIndex = 0;
   private budgetUsed = 0;
@@ -122,6 +134,8 @@ export class Gateway {
   private readonly history = new Map<string, { argsKey: string; index: number; result: CallToolResult }[]>();
 
   private http: HttpServer | undefined;
+  /** Servers on Unix sockets (a confined agent's way in). */
+  private readonly socketServers: HttpServer[] = [];
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
   private readonly connected = new Set<{ close(): Promise<void> }>();
   private readonly sleepers = new Set<() => void>();
@@ -135,6 +149,7 @@ export class Gateway {
     this.trial = options.faults?.trial ?? 0;
     this.options = { ...DEFAULT_FAULT_OPTIONS, ...options.faults?.options };
     this.onCall = options.onCall;
+    this.onRunaway = options.onRunaway;
     this.tools = [];
     for (const qualified of new Set(options.task.available_tools)) {
       const info = options.registry.tool(qualified);
@@ -162,12 +177,7 @@ export class Gateway {
   async listen(): Promise<{ url: string }> {
     if (this.closed) throw new Error('the gateway is closed');
     if (!this.http) {
-      const http = createServer((req, res) => {
-        this.handleHttp(req, res).catch((error: unknown) => {
-          if (!res.headersSent) jsonRpcHttpError(res, 500, ErrorCode.InternalError, `gateway error: ${(error as Error).message}`);
-          else res.end();
-        });
-      });
+      const http = this.httpServer();
       this.http = http;
       await new Promise<void>((resolve, reject) => {
         http.once('error', reject);
@@ -176,6 +186,26 @@ export class Gateway {
     }
     const port = (this.http.address() as { port: number }).port;
     return { url: `http://127.0.0.1:${port}/mcp` };
+  }
+
+  /** Serves streamable HTTP on a Unix socket too (bound into a confined agent's sandbox). */
+  async listenSocket(path: string): Promise<void> {
+    if (this.closed) throw new Error('the gateway is closed');
+    const server = this.httpServer();
+    this.socketServers.push(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+  }
+
+  private httpServer(): HttpServer {
+    return createServer((req, res) => {
+      this.handleHttp(req, res).catch((error: unknown) => {
+        if (!res.headersSent) jsonRpcHttpError(res, 500, ErrorCode.InternalError, `gateway error: ${(error as Error).message}`);
+        else res.end();
+      });
+    });
   }
 
   /** Serves one MCP connection over a pair of streams (an agent process's stdout and stdin). */
@@ -235,6 +265,15 @@ export class Gateway {
   /** Handles one `tools/call` from any transport; exposed for in-process agents and tests. */
   async call(name: string, args: Record<string, unknown>): Promise<Answer> {
     const index = this.nextIndex++;
+    const limit = this.task.max_steps + CALLS_PAST_BUDGET;
+    if (index >= limit) {
+      // Past the runaway limit nothing is recorded or forwarded; the episode is being ended.
+      if (this.runawayMessage === undefined) {
+        this.runawayMessage = `the agent made ${limit} tool calls, ${CALLS_PAST_BUDGET} past max_steps (${this.task.max_steps}), and kept calling: the episode was ended`;
+        this.onRunaway?.(this.runawayMessage);
+      }
+      return { error: { code: ErrorCode.InvalidRequest, message: `Call limit reached: ${this.runawayMessage}.` } };
+    }
     const started = performance.now();
     const tool = this.exposed.get(name);
     let outcome: Outcome;
@@ -249,10 +288,10 @@ export class Gateway {
       index,
       tool: name,
       ...(tool && { qualified: tool.qualified }),
-      arguments: args,
+      arguments: bounded(args),
       status: outcome.status,
       ...(outcome.fault && { fault: outcome.fault }),
-      result: 'error' in answer ? { error: answer.error } : answer.result,
+      result: bounded('error' in answer ? { error: answer.error } : answer.result),
       latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
     this.records.push(record);
@@ -467,6 +506,11 @@ export class Gateway {
     return { ...this.counters };
   }
 
+  /** Set when the agent went CALLS_PAST_BUDGET calls past max_steps: why the episode was ended. */
+  runaway(): string | undefined {
+    return this.runawayMessage;
+  }
+
   /** Whether the agent tried to call past max_steps. */
   budgetExceeded(): boolean {
     return this.counters.over_budget > 0;
@@ -486,18 +530,28 @@ export class Gateway {
     this.connected.clear();
     this.sessions.clear();
     await Promise.all(servers.map((s) => s.close().catch(() => undefined)));
-    const http = this.http;
-    if (http) {
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-    }
+    await Promise.all(
+      [this.http, ...this.socketServers].map(
+        (http) =>
+          http &&
+          new Promise<void>((resolve) => {
+            http.close(() => resolve());
+            http.closeAllConnections();
+          }),
+      ),
+    );
   }
 }
 
 function toolError(text: string): Answer {
   return { result: { content: [{ type: 'text', text }], isError: true } };
+}
+
+/** A value as the trace keeps it: itself, or past MAX_RECORDED_JSON its size, SHA-256 and first characters. */
+function bounded(value: unknown): unknown {
+  const json = JSON.stringify(value) ?? '';
+  if (json.length <= MAX_RECORDED_JSON) return value;
+  return { truncated: { json_chars: json.length, sha256: createHash('sha256').update(json).digest('hex'), head: json.slice(0, 1000) } };
 }
 
 function argsKey(args: Record<string, unknown>): string {

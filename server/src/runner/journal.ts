@@ -34,6 +34,8 @@ export interface RunConfig {
   /** The reference agent's sequences per task (`reference:0` ...), or the agent name. */
   variants?: Record<string, string[]>;
   retry?: boolean;
+  /** What the run was warned about and went on with (an unconfined command agent). */
+  warnings?: string[];
 }
 
 export function episodeId(key: EpisodeKey): string {

@@ -93,8 +93,13 @@ export interface Confinement {
 /** The package files a server needs to run: Node's own folder (when not a system one) and the runtime parts of the package. */
 export function runtimePaths(): string[] {
   const root = packageRoot();
-  const node = nodePrefix();
-  return [...(node ? [node] : []), ...['dist', 'node_modules', 'schemas', 'package.json'].map((p) => join(root, p)).filter((p) => existsSync(p))];
+  return [...nodeFolders(), ...['dist', 'node_modules', 'schemas', 'package.json'].map((p) => join(root, p)).filter((p) => existsSync(p))];
+}
+
+/** The installation folder of the running Node, unless it lies in a system folder already bound: [] or [folder]. */
+export function nodeFolders(): string[] {
+  const prefix = nodePrefix();
+  return prefix ? [prefix] : [];
 }
 
 /** The installation folder of the running Node, unless it lies in a system folder already bound. */

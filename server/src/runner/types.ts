@@ -4,6 +4,7 @@
  * so they change only with care (a field added is fine; a field renamed breaks old journals).
  */
 import type { NodeVerdict } from '../predicates/evaluate.ts';
+import type { EgressRecord } from './agents/egress.ts';
 
 /** The ReliabilityBench fault taxonomy (section 3.5 and Appendix B), made concrete for MCP calls. */
 export const FAULT_TYPES = [
@@ -115,6 +116,8 @@ export interface EpisodeResult extends EpisodeKey {
   errors_seen: number;
   budget_exceeded: boolean;
   calls: CallRecord[];
+  /** A confined command agent's connection attempts through its egress proxy, allowed and refused. */
+  egress?: EgressRecord[];
   started_at: string;
   duration_ms: number;
   /** Set when status is infra_error: what failed, with the server's stderr tail. */

@@ -4,7 +4,9 @@
  * the predicate. It returns its final text answer, if any.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Readable, Writable } from 'node:stream';
 import type { Task } from '../../tasks/model.ts';
+import type { EgressRecord } from './egress.ts';
 
 export interface AgentContext {
   task: Task;
@@ -15,7 +17,13 @@ export interface AgentContext {
     url: string;
     /** The tools the gateway exposes (names `<ns>_<tool>`). */
     tools: Tool[];
+    /** Serves the gateway on a Unix socket too (the way into a confined agent's sandbox). */
+    listenSocket?(path: string): Promise<void>;
+    /** Serves one MCP connection over an agent process's stdio (its stdout in, its stdin out). */
+    serveStdio?(streams: { stdin: Readable; stdout: Writable }): Promise<void>;
   };
+  /** Records a connection attempt of the agent through its egress proxy in the episode's trace. */
+  onEgress?: (record: EgressRecord) => void;
   /** For the reference agent: which sequence to replay (`reference:0`, `counterexample:1`). */
   variant: string;
   /** Aborted when the episode times out or the run is interrupted. */

@@ -1,38 +1,71 @@
 /**
- * The `command` agent: a user's agent as a local process, one process per episode.
+ * The `command` agent: a user's agent as a local process, one process per episode, confined by a sandbox
+ * backend unless the user opts out.
  *
  * Contract (what a user's agent can rely on):
- * - Environment (added to the runner's own environment and `env`):
- *     MCPBENCH_GATEWAY_URL   the gateway's MCP endpoint (streamable HTTP), e.g. http://127.0.0.1:41234/mcp
+ * - Environment: nothing of the runner's own but PATH, the locale and time zone, plus the variables the user
+ *   names (`--agent-env NAME`) and these:
+ *     MCPBENCH_GATEWAY_URL   the gateway's MCP endpoint (streamable HTTP), e.g. http://127.0.0.1:41001/mcp
+ *                            (`stdio` in MCPBENCH_GATEWAY instead when the gateway is on the agent's stdio)
  *     MCPBENCH_TASK_ID       the task id
  *     MCPBENCH_GOAL          the goal, as shown to the agent
  *     MCPBENCH_MAX_STEPS     the tool-call budget (decimal integer)
  *     MCPBENCH_TOOLS         JSON array of the exposed tools: [{ name, description?, inputSchema }]
  *     MCPBENCH_DEADLINE_MS   milliseconds the process has before it is killed
+ *     MCPBENCH_SCRATCH       its private writable folder (also HOME)
+ *     HTTPS_PROXY, HTTP_PROXY (and lower case), NO_PROXY   the egress proxy, when hosts are allowed
  * - stdin: the same JSON document the `endpoint` agent POSTs (schemas/endpoint-request.schema.json),
  *   followed by a newline and end of input. Reading it is optional.
  * - Final answer: the last stdout line of the form `MCPBENCH_ANSWER: <text>` (text up to the end of that
  *   line); without one, the episode has no answer. Other stdout is ignored, so the agent may log freely.
+ * - With the gateway on stdio (`--agent-gateway stdio`), stdin and stdout carry MCP (newline-delimited
+ *   JSON-RPC; the agent is the client), nothing is written to stdin first, and the answer line goes to stderr.
  * - Exit status 0 ends the episode normally; a non-zero status (or death by a signal) fails it, with the
  *   tail of stderr in the message.
  * - The process runs in its own process group. On timeout or abort (Ctrl-C, episode timeout) the whole
- *   group gets SIGTERM, then SIGKILL after a grace period; when the process exits, any children it left
- *   behind are killed too, so nothing keeps calling the gateway after the episode.
+ *   group gets SIGTERM, then SIGKILL after a grace period (a confined agent's whole sandbox dies at once);
+ *   when the process exits, any children it left behind are killed too, so nothing keeps calling the
+ *   gateway after the episode.
+ *
+ * Confined (the default of `mcpbench run`): the agent sees the system folders and its own folder read-only,
+ * a private scratch folder, and no network but two ways out the runner enforces, both Unix sockets bound
+ * into the sandbox and forwarded to its loopback by a small forwarder: the gateway, and an egress proxy
+ * that reaches only the allowed hosts (every attempt recorded in the trace).
  */
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AGENT_ETC, AGENT_LIMITS, nodeFolders, prepareWritable, sandboxed, type Confinement, type SandboxBackend } from '../sandbox.ts';
 import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
+import { EgressProxy } from './egress.ts';
 import { agentDeadlineMs, buildAgentRequest, tail } from './endpoint.ts';
+
+export interface AgentSandboxOptions {
+  backend: Exclude<SandboxBackend, 'process'>;
+  /** The agent's folder: read-only inside, and its working directory. */
+  dir: string;
+  /** `host:port` entries the egress proxy forwards to (the model endpoint); none: no way out at all. */
+  allowHosts?: readonly string[];
+  /** Files under `dir` the agent must not read (the run's task files): replaced by empty ones. */
+  hidden?: readonly string[];
+}
 
 export interface CommandAgentOptions {
   /** argv (no shell), or one string run by `/bin/sh -c`. */
   command: string[] | string;
+  /** Working directory of an unconfined agent (a confined one runs in `sandbox.dir`). */
   cwd?: string;
-  /** Added to the runner's environment (and overridden by the MCPBENCH_* variables). */
+  /** Variables given to the agent on top of its allow-listed environment (the `--agent-env` ones). */
   env?: Record<string, string>;
   /** Wall-clock limit for the process; default 300 s, lowered to the task's `timeout_s` when set. */
   timeoutMs?: number;
   /** Time between SIGTERM and SIGKILL on abort or timeout. */
   killGraceMs?: number;
+  /** Confine the agent with a sandbox backend; without it the agent is a plain process (environment still allow-listed). */
+  sandbox?: AgentSandboxOptions;
+  /** How the agent reaches the gateway: streamable HTTP (default) or MCP over its own stdin/stdout. */
+  gateway?: 'http' | 'stdio';
 }
 
 const ANSWER_PREFIX = 'MCPBENCH_ANSWER:';
@@ -40,109 +73,228 @@ const STDERR_TAIL_CHARS = 4000;
 /** A stdout line longer than this is not an answer line; bounding it bounds memory. */
 const MAX_LINE_CHARS = 1_000_000;
 
+/** Variables of the runner's environment every command agent gets; nothing else is passed unless named. */
+export const AGENT_ENV_PASSED = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'] as const;
+
+/** Inside a confined agent's sandbox: where its sockets are, the loopback ports they are forwarded to, its scratch. */
+const SOCKETS_INSIDE = '/run/mcpbench';
+const GATEWAY_PORT = 41001;
+const PROXY_PORT = 41002;
+const SCRATCH_INSIDE = '/scratch';
+const SCRATCH_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * The forwarder that runs first inside the sandbox: it listens on the sandbox's loopback, pipes each
+ * connection to its Unix socket, then runs the agent and exits as it does. Plain Node, no dependencies.
+ */
+const FORWARDER = `
+const net = require('node:net');
+const { spawn } = require('node:child_process');
+const { constants } = require('node:os');
+const args = process.argv.slice(1);
+const cut = args.indexOf('--');
+const forwards = args.slice(0, cut).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
+const argv = args.slice(cut + 1);
+const run = () => {
+  const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit' });
+  child.on('error', (e) => { process.stderr.write('cannot start ' + argv[0] + ': ' + e.message + '\\n'); process.exit(127); });
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] || 9)));
+};
+let waiting = forwards.length;
+if (!waiting) run();
+for (const [port, path] of forwards) {
+  net.createServer((socket) => {
+    const up = net.connect(path);
+    const end = () => { socket.destroy(); up.destroy(); };
+    socket.on('error', end); up.on('error', end); socket.on('close', end); up.on('close', end);
+    socket.pipe(up); up.pipe(socket);
+  }).listen(port, '127.0.0.1', () => { if (--waiting === 0) run(); });
+}
+`;
+
+/** The allow-listed environment of a command agent. */
+export function agentEnvironment(scratch: string, named: Record<string, string> = {}, from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of AGENT_ENV_PASSED) {
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  return { ...env, HOME: scratch, MCPBENCH_SCRATCH: scratch, ...named };
+}
+
 export function createCommandAgent(options: CommandAgentOptions): Agent {
   const argv = typeof options.command === 'string' ? ['/bin/sh', '-c', options.command] : options.command;
   if (argv.length === 0 || !argv[0]) throw new Error('command agent: the command is empty');
   const killGraceMs = options.killGraceMs ?? 2000;
+  const overStdio = options.gateway === 'stdio';
   return {
     name: 'command',
     async run(context: AgentContext): Promise<AgentOutcome> {
       context.signal.throwIfAborted();
       const deadlineMs = agentDeadlineMs(context, options.timeoutMs);
       const request = buildAgentRequest(context, deadlineMs);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        ...options.env,
-        MCPBENCH_GATEWAY_URL: request.gateway.url,
-        MCPBENCH_TASK_ID: request.task_id,
-        MCPBENCH_GOAL: request.goal,
-        MCPBENCH_MAX_STEPS: String(request.max_steps),
-        MCPBENCH_TOOLS: JSON.stringify(request.available_tools),
-        MCPBENCH_DEADLINE_MS: String(deadlineMs),
-      };
-      return new Promise<AgentOutcome>((resolve, reject) => {
-        const child = spawn(argv[0]!, argv.slice(1), {
-          cwd: options.cwd,
-          env,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          // Its own process group, so that a kill reaches whatever the agent spawned.
-          detached: true,
+      // The runner's side of the agent: its sockets (confined) or its scratch folder (unconfined).
+      const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-'));
+      let proxy: EgressProxy | undefined;
+      try {
+        const confined = options.sandbox;
+        const scratch = confined ? SCRATCH_INSIDE : work;
+        const env = agentEnvironment(scratch, options.env);
+        Object.assign(env, {
+          MCPBENCH_TASK_ID: request.task_id,
+          MCPBENCH_GOAL: request.goal,
+          MCPBENCH_MAX_STEPS: String(request.max_steps),
+          MCPBENCH_TOOLS: JSON.stringify(request.available_tools),
+          MCPBENCH_DEADLINE_MS: String(deadlineMs),
         });
-        let answer: string | undefined;
-        let pending = '';
-        let stderr = '';
-        let stopping: 'abort' | 'timeout' | undefined;
-        let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-        let spawnError: Error | undefined;
-        let graceTimer: NodeJS.Timeout | undefined;
-
-        const takeLine = (line: string) => {
-          const clean = line.endsWith('\r') ? line.slice(0, -1) : line;
-          if (clean.startsWith(ANSWER_PREFIX)) answer = clean.slice(ANSWER_PREFIX.length).trim();
-        };
-        child.stdout.setEncoding('utf8');
-        child.stdout.on('data', (chunk: string) => {
-          pending += chunk;
-          const lines = pending.split('\n');
-          pending = lines.pop() ?? '';
-          for (const line of lines) takeLine(line);
-          if (pending.length > MAX_LINE_CHARS) pending = '';
-        });
-        child.stderr.setEncoding('utf8');
-        child.stderr.on('data', (chunk: string) => {
-          stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
-        });
-        // The agent need not read its stdin; a closed pipe is not an error.
-        child.stdin.on('error', () => {});
-        child.stdin.end(`${JSON.stringify(request)}\n`);
-
-        const killGroup = (signal: NodeJS.Signals) => {
-          if (child.pid === undefined) return;
-          try {
-            process.kill(-child.pid, signal);
-          } catch {
-            // ESRCH: the group is already gone. Elsewhere (no process groups) fall back to the child alone.
-            if (exit === undefined) child.kill(signal);
+        let spec = { command: argv[0]!, args: argv.slice(1), env };
+        let cwd = options.cwd;
+        if (overStdio) env.MCPBENCH_GATEWAY = 'stdio';
+        else if (!confined) env.MCPBENCH_GATEWAY_URL = request.gateway.url;
+        if (confined) {
+          if (!context.gateway.listenSocket) throw new Error('command agent: this gateway cannot be served into a sandbox');
+          // Traversable by the sandbox's unprivileged user; the sockets in it are its only ways out.
+          chmodSync(work, 0o711);
+          const forwards: string[] = [];
+          if (!overStdio) {
+            await context.gateway.listenSocket(join(work, 'gateway.sock'));
+            chmodSync(join(work, 'gateway.sock'), 0o666);
+            forwards.push(`${GATEWAY_PORT}=${SOCKETS_INSIDE}/gateway.sock`);
+            env.MCPBENCH_GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}/mcp`;
+            request.gateway.url = env.MCPBENCH_GATEWAY_URL;
           }
-        };
-        const stop = (why: 'abort' | 'timeout') => {
-          if (stopping || exit) return;
-          stopping = why;
-          killGroup('SIGTERM');
-          graceTimer = setTimeout(() => killGroup('SIGKILL'), killGraceMs);
-        };
-        const onAbort = () => stop('abort');
-        context.signal.addEventListener('abort', onAbort, { once: true });
-        const deadline = setTimeout(() => stop('timeout'), deadlineMs);
-
-        child.on('error', (error) => {
-          spawnError = error;
-        });
-        child.on('exit', (code, signal) => {
-          exit = { code, signal };
-          // Children the agent left behind (same group) must not outlive the episode.
-          killGroup('SIGKILL');
-        });
-        child.on('close', (code, signal) => {
-          clearTimeout(deadline);
-          if (graceTimer) clearTimeout(graceTimer);
-          context.signal.removeEventListener('abort', onAbort);
-          if (pending) takeLine(pending);
-          const status = exit ?? { code, signal };
-          if (stopping === 'abort') return reject(context.signal.reason);
-          if (stopping === 'timeout') {
-            return reject(new Error(`command agent: timed out after ${deadlineMs} ms and was killed${stderrNote(stderr)}`));
+          if (confined.allowHosts?.length) {
+            proxy = await EgressProxy.listen(join(work, 'proxy.sock'), confined.allowHosts, context.onEgress);
+            chmodSync(join(work, 'proxy.sock'), 0o666);
+            forwards.push(`${PROXY_PORT}=${SOCKETS_INSIDE}/proxy.sock`);
+            const url = `http://127.0.0.1:${PROXY_PORT}`;
+            Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' });
           }
-          if (spawnError) return reject(new Error(`command agent: could not start ${argv[0]}: ${spawnError.message}`));
-          if (status.code !== 0) {
-            const how = status.code === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.code}`;
-            return reject(new Error(`command agent ${how}${stderrNote(stderr)}`));
-          }
-          resolve(answer !== undefined ? { answer } : {});
-        });
-      });
+          const dir = resolve(confined.dir);
+          const confinement: Confinement = {
+            cwd: dir,
+            writable: [],
+            // Node (for the forwarder) when it is not in a system folder, and the agent's own folder.
+            readOnly: [...nodeFolders(), dir],
+            mounts: [{ source: work, target: SOCKETS_INSIDE }],
+            hidden: [...(confined.hidden ?? [])],
+            scratch: { path: SCRATCH_INSIDE, bytes: SCRATCH_BYTES },
+            network: 'none',
+            etc: AGENT_ETC,
+            limits: AGENT_LIMITS,
+          };
+          prepareWritable(confinement, confined.backend);
+          spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, ...forwards, '--', ...argv], env }, confinement) as typeof spec;
+          cwd = dir;
+        }
+        return await runProcess(spec, cwd, context, request, deadlineMs, killGraceMs, overStdio, argv[0]!);
+      } finally {
+        await proxy?.close();
+        rmSync(work, { recursive: true, force: true });
+      }
     },
   };
+}
+
+function runProcess(
+  spec: { command: string; args: string[]; env: Record<string, string> },
+  cwd: string | undefined,
+  context: AgentContext,
+  request: ReturnType<typeof buildAgentRequest>,
+  deadlineMs: number,
+  killGraceMs: number,
+  overStdio: boolean,
+  program: string,
+): Promise<AgentOutcome> {
+  return new Promise<AgentOutcome>((resolvePromise, reject) => {
+    const child = spawn(spec.command, spec.args, {
+      cwd,
+      env: spec.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so that a kill reaches whatever the agent spawned.
+      detached: true,
+    });
+    let answer: string | undefined;
+    let pending = '';
+    let stderr = '';
+    let stopping: 'abort' | 'timeout' | undefined;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let spawnError: Error | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const takeLine = (line: string) => {
+      const clean = line.endsWith('\r') ? line.slice(0, -1) : line;
+      if (clean.startsWith(ANSWER_PREFIX)) answer = clean.slice(ANSWER_PREFIX.length).trim();
+    };
+    // The answer comes on stdout, or on stderr when stdout carries MCP.
+    const answers = overStdio ? child.stderr : child.stdout;
+    answers.setEncoding('utf8');
+    answers.on('data', (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) takeLine(line);
+      if (pending.length > MAX_LINE_CHARS) pending = '';
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    // The agent need not read its stdin; a closed pipe is not an error.
+    child.stdin.on('error', () => {});
+    if (overStdio) {
+      context.gateway.serveStdio?.({ stdin: child.stdout, stdout: child.stdin }).catch(() => undefined);
+    } else {
+      child.stdout.resume();
+      child.stdin.end(`${JSON.stringify(request)}\n`);
+    }
+
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // ESRCH: the group is already gone. Elsewhere (no process groups) fall back to the child alone.
+        if (exit === undefined) child.kill(signal);
+      }
+    };
+    const stop = (why: 'abort' | 'timeout') => {
+      if (stopping || exit) return;
+      stopping = why;
+      killGroup('SIGTERM');
+      graceTimer = setTimeout(() => killGroup('SIGKILL'), killGraceMs);
+    };
+    const onAbort = () => stop('abort');
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    const deadline = setTimeout(() => stop('timeout'), deadlineMs);
+
+    child.on('error', (error) => {
+      spawnError = error;
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // Children the agent left behind (same group) must not outlive the episode.
+      killGroup('SIGKILL');
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(deadline);
+      if (graceTimer) clearTimeout(graceTimer);
+      context.signal.removeEventListener('abort', onAbort);
+      if (pending) takeLine(pending);
+      const status = exit ?? { code, signal };
+      if (stopping === 'abort') return reject(context.signal.reason);
+      if (stopping === 'timeout') {
+        return reject(new Error(`command agent: timed out after ${deadlineMs} ms and was killed${stderrNote(stderr)}`));
+      }
+      if (spawnError) return reject(new Error(`command agent: could not start ${program}: ${spawnError.message}`));
+      if (status.code !== 0) {
+        const how = status.code === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.code}`;
+        return reject(new Error(`command agent ${how}${stderrNote(stderr)}`));
+      }
+      resolvePromise(answer !== undefined ? { answer } : {});
+    });
+  });
 }
 
 function stderrNote(stderr: string): string {
