@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { batchDirectory, BatchError, checkBatch, writeBatch, BATCH_FILE } from '../generator/batch.ts';
 import { generateVariants } from '../generator/generate.ts';
 import { lintTemplate } from '../generator/lint-template.ts';
-import { TemplateSchema, type Template } from '../generator/model.ts';
+import { MAX_VARIANTS, TemplateSchema, type Template } from '../generator/model.ts';
 import { TemplateError } from '../generator/sample.ts';
 import { loadRegistry } from '../mcp/registry.ts';
 import { defaultBackend, PROCESS_BACKEND_WARNING, SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
@@ -41,12 +41,18 @@ function wholeNumber(value: string): number {
   return n;
 }
 
+function variantCount(value: string): number {
+  const n = wholeNumber(value);
+  if (n > MAX_VARIANTS) throw new InvalidArgumentError(`at most ${MAX_VARIANTS}: a batch is for human review`);
+  return n;
+}
+
 export function registerGenerateCommand(program: Command, io: GenerateIo, setExitCode: (code: number) => void): Command {
   return program
     .command('generate')
     .description('Sample a template grammar into a review batch: distinct variants, each linted, optionally self-checked.')
     .argument('<template>', 'a template file, e.g. templates/travel/cheapest-flight.template.json')
-    .option('--count <n>', 'variants to generate', wholeNumber, 20)
+    .option('--count <n>', `variants to generate (at most ${MAX_VARIANTS})`, variantCount, 20)
     .option('--seed <n>', 'batch seed: the same seed gives the same variants, byte for byte', wholeNumber, 1)
     .option('--out <folder>', 'where batch folders go', 'batches')
     .option('--check', 'run check on every candidate (noop fails, references pass, counterexamples fail, recoverable)')

@@ -10,7 +10,7 @@ import type { Diagnostic } from '../tasks/diagnostics.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { lintTask } from '../tasks/lint.ts';
 import type { Task } from '../tasks/model.ts';
-import type { Template } from './model.ts';
+import { MAX_VARIANTS, type Template } from './model.ts';
 import { createRandom } from './random.ts';
 import { compileTemplate, sampleVariant, type CompiledTemplate } from './sample.ts';
 
@@ -78,6 +78,9 @@ export function buildVariant(compiled: CompiledTemplate, seed: number): Omit<Can
 }
 
 export function generateVariants(template: Template, options: GenerateOptions): GenerateResult {
+  if (!Number.isInteger(options.count) || options.count < 0 || options.count > MAX_VARIANTS) {
+    throw new RangeError(`count ${options.count}: a batch holds at most ${MAX_VARIANTS} variants`);
+  }
   const compiled = compileTemplate(template);
   const random = createRandom(options.seed);
   const maxAttempts = options.maxAttempts ?? options.count * ATTEMPTS_PER_VARIANT + 100;

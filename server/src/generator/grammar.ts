@@ -31,8 +31,11 @@ interface CompiledProduction {
   alternatives: Part[][];
 }
 
+/** How deep productions may refer to productions (start → a → b ...): expansion recurses this deep. */
+export const MAX_GRAMMAR_DEPTH = 64;
+
 export interface GrammarProblem {
-  kind: 'undefined-start' | 'undefined-nonterminal' | 'cycle';
+  kind: 'undefined-start' | 'undefined-nonterminal' | 'cycle' | 'too-deep';
   message: string;
   /** Where: the production and alternative index (undefined for `start`), and the reference's place in the text. */
   production?: string;
@@ -68,32 +71,39 @@ export function grammarProblems(grammar: Grammar): GrammarProblem[] {
     });
   }
   // A cycle: a reference back to a production on the current depth-first path.
+  // Past MAX_GRAMMAR_DEPTH the walk stops with a problem, so a hostile chain cannot overflow the stack here
+  // or in the expansion.
   const state = new Map<string, 'active' | 'done'>();
-  const visit = (name: string) => {
+  let tooDeep = false;
+  const visit = (name: string, depth: number) => {
     state.set(name, 'active');
     (productions[name] ?? []).forEach((alternative, i) => {
       for (const ref of findNonterminals(alternativeText(alternative))) {
         if (!Object.hasOwn(productions, ref.name)) continue;
         const s = state.get(ref.name);
         if (s === 'active') problems.push({ kind: 'cycle', message: `<${ref.name}> loops back (${name} → ${ref.name}): productions may not refer to themselves, directly or not`, production: name, alternative: i, ref });
-        else if (s === undefined) visit(ref.name);
+        else if (s === undefined && depth + 1 >= MAX_GRAMMAR_DEPTH) {
+          if (!tooDeep) problems.push({ kind: 'too-deep', message: `<${ref.name}> is ${depth + 1} productions deep: productions may nest at most ${MAX_GRAMMAR_DEPTH} levels`, production: name, alternative: i, ref });
+          tooDeep = true;
+        } else if (s === undefined) visit(ref.name, depth + 1);
       }
     });
     state.set(name, 'done');
   };
-  for (const name of Object.keys(productions)) if (!state.has(name)) visit(name);
+  for (const name of Object.keys(productions)) if (!state.has(name)) visit(name, 0);
   return problems;
 }
 
 /** Productions `start` never reaches. */
 export function unreachableProductions(grammar: Grammar): string[] {
   const reached = new Set<string>();
-  const visit = (name: string) => {
-    if (reached.has(name) || !Object.hasOwn(grammar.productions, name)) return;
+  const stack = [grammar.start];
+  while (stack.length) {
+    const name = stack.pop()!;
+    if (reached.has(name) || !Object.hasOwn(grammar.productions, name)) continue;
     reached.add(name);
-    for (const alternative of grammar.productions[name]!) for (const ref of findNonterminals(alternativeText(alternative))) visit(ref.name);
-  };
-  visit(grammar.start);
+    for (const alternative of grammar.productions[name]!) for (const ref of findNonterminals(alternativeText(alternative))) stack.push(ref.name);
+  }
   return Object.keys(grammar.productions).filter((name) => !reached.has(name));
 }
 

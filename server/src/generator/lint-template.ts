@@ -609,7 +609,8 @@ class TemplateChecker {
       const alternative = typed.productions[problem.production!]![problem.alternative!]!;
       const path: JsonPath = ['grammar', 'productions', problem.production!, problem.alternative!, ...(typeof alternative === 'string' ? [] : ['text'])];
       const span = this.spanInString(path, false, problem.ref!.index, problem.ref!.length);
-      if (problem.kind === 'cycle') {
+      if (problem.kind === 'cycle' || problem.kind === 'too-deep') {
+        // A chain past the depth limit is refused like a loop: both would never finish expanding sensibly.
         this.add('template-grammar-cycle', span, problem.message);
       } else {
         const suggestion = closest(problem.ref!.name, names);

@@ -250,19 +250,24 @@ export const FieldParameter = z
     examples: [{ pattern: '[A-Z]{2}-\\d{3}' }, { value: '{{route.origin}}' }],
   });
 
+/** The most elements a list parameter may draw: a task's state, not a data set. */
+export const MAX_LIST_LENGTH = 1000;
+/** The most variants one `generate` may ask for (a batch is for human review). */
+export const MAX_VARIANTS = 100_000;
+
 export const ListParameter = z
   .strictObject({
     list: z
       .strictObject({
         length: z
           .union([
-            z.int().min(0),
+            z.int().min(0).max(MAX_LIST_LENGTH),
             z.strictObject({
-              min: z.int().min(0).meta({ title: 'Minimum', description: 'Fewest elements.', examples: [2] }),
-              max: z.int().min(0).meta({ title: 'Maximum', description: 'Most elements.', examples: [5] }),
+              min: z.int().min(0).max(MAX_LIST_LENGTH).meta({ title: 'Minimum', description: 'Fewest elements.', examples: [2] }),
+              max: z.int().min(0).max(MAX_LIST_LENGTH).meta({ title: 'Maximum', description: `Most elements (at most ${MAX_LIST_LENGTH}).`, examples: [5] }),
             }),
           ])
-          .meta({ title: 'Length', description: 'How many elements: a number, or `{min, max}` drawn uniformly.', examples: [3, { min: 2, max: 5 }] }),
+          .meta({ title: 'Length', description: `How many elements: a number, or \`{min, max}\` drawn uniformly; at most ${MAX_LIST_LENGTH}.`, examples: [3, { min: 2, max: 5 }] }),
         fields: z.record(z.string().regex(IDENTIFIER_PATTERN), FieldParameter).meta({
           title: 'Fields',
           description: 'Each element is an object with these fields, each drawn independently per element (in this order).',
@@ -573,7 +578,7 @@ export const BatchManifestSchema = z
         examples: [{ id: 'travel-cheapest-flight', version: '1', file: 'templates/travel/cheapest-flight.template.json' }],
       }),
     seed: z.int().meta({ title: 'Seed', description: 'The batch seed given to `generate --seed`.', examples: [1] }),
-    count: z.int().min(0).meta({ title: 'Count', description: 'How many variants were asked for (`--count`).', examples: [20] }),
+    count: z.int().min(0).max(MAX_VARIANTS).meta({ title: 'Count', description: `How many variants were asked for (\`--count\`, at most ${MAX_VARIANTS}).`, examples: [20] }),
     created_at: z.string().meta({ title: 'Created at', description: 'When the batch was generated (ISO 8601).', examples: ['2026-11-20T09:00:00.000Z'] }),
     dropped: z
       .strictObject({

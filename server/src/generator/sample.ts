@@ -9,7 +9,7 @@ import type { JsonPath } from '../tasks/document.ts';
 import { TaskSchema } from '../tasks/model.ts';
 import { DEFAULT_DATE_FORMAT, formatDay, parseIsoDay } from './dates.ts';
 import { compileGrammar, GrammarError, type CompiledGrammar } from './grammar.ts';
-import { DERIVED_KINDS, PARAMETER_KINDS, type Constraint, type FieldParameter, type ParameterKind, type ParameterSpec, type Template } from './model.ts';
+import { DERIVED_KINDS, MAX_LIST_LENGTH, PARAMETER_KINDS, type Constraint, type FieldParameter, type ParameterKind, type ParameterSpec, type Template } from './model.ts';
 import { compilePattern, PatternError, type CompiledPattern } from './pattern.ts';
 import { collectPlaceholders, fill, fillString, fillText, findPlaceholders, PlaceholderError, type PathTrace } from './placeholders.ts';
 import { createRandom, type Random } from './random.ts';
@@ -253,6 +253,9 @@ function compileSampler(name: string, spec: ParameterSpec, maxTries: number): Sa
       for (const field of distinct) if (!Object.hasOwn(list.fields, field)) fail(`list: distinct names \`${field}\`, which is not a field`);
       const length = list.length;
       if (typeof length === 'object' && length.max < length.min) fail(`list: length max ${length.max} is below min ${length.min}`);
+      // The schema bounds it too; a template that skipped the schema must not draw billions of elements.
+      const longest = typeof length === 'number' ? length : length.max;
+      if (!(longest <= MAX_LIST_LENGTH)) fail(`list: length ${longest} is over ${MAX_LIST_LENGTH}`);
       return (random, context) => {
         const n = typeof length === 'number' ? length : random.int(length.min, length.max);
         const items: Record<string, unknown>[] = [];

@@ -97,7 +97,7 @@ export function seal(setDir: string, key: SealKey | string, options: { out?: str
   if (!existsSync(setDir)) throw new SealError(`${setDir}: no such set folder`);
   const files = filesUnder(setDir)
     .filter((path) => !path.endsWith('.sealed.json'))
-    .map((path) => ({ path, text: readFileSync(join(setDir, path), 'utf8') }));
+    .map((path) => ({ path, text: readText(join(setDir, path)) }));
   if (files.length === 0) throw new SealError(`${setDir}: nothing to seal`);
   const sealed = sealFiles(files, key, basename(setDir.replace(/[\\/]+$/, '')));
   if (options.out) {

@@ -19,6 +19,29 @@ export interface SyntaxProblem extends Span {
   message: string;
 }
 
+/**
+ * How deep arrays and objects may nest in a task or template file. Real tasks stay far below it; a hostile
+ * file 10,000 levels deep would otherwise overflow the stack of every recursive reader after the parser.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The offset of the first `[` or `{` that opens a level beyond `max`, if any (strings skipped). */
+export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
+}
+
 export class JsonDocument {
   readonly syntaxProblems: SyntaxProblem[];
   private tree: Node | undefined | null = null; // null: not built yet
@@ -32,6 +55,13 @@ export class JsonDocument {
     // Most documents are valid JSON and most valid tasks have no finding to place: the native parser gives
     // the value several times faster than building a position tree, which is then built only when a range
     // is asked for. Invalid JSON goes straight to the error-tolerant parser for its errors and its partial tree.
+    // Nesting past the limit is refused before any parser sees it: no value, no tree, one precise problem.
+    const deep = tooDeepAt(text);
+    if (deep !== undefined) {
+      this.tree = undefined;
+      this.syntaxProblems = [{ offset: deep, length: 1, message: `nesting deeper than ${MAX_JSON_DEPTH} levels: no task or template needs this many nested arrays and objects` }];
+      return;
+    }
     try {
       this.parsedValue = JSON.parse(text);
       this.syntaxProblems = [];

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -54,10 +55,42 @@ export function collectLintableFiles(paths: string[]): { tasks: string[]; templa
   return { tasks: files.filter((f) => !isTemplateFileName(f)), templates: files.filter(isTemplateFileName) };
 }
 
+/**
+ * A task or template file's text. UTF-8 only: a byte-order mark is accepted (and dropped); bytes that are
+ * not UTF-8 (a Latin-1 file) are an error naming their offset, never silently replaced.
+ */
 export function readText(path: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     throw new PathError(`${path}: cannot read: ${(error as Error).message}`);
   }
+  return decodeUtf8(path, bytes);
+}
+
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** UTF-8 bytes as text, without a leading byte-order mark; a PathError at the first byte that is not UTF-8. */
+export function decodeUtf8(path: string, bytes: Buffer): string {
+  const start = bytes.length >= 3 && BOM.every((b, i) => bytes[i] === b) ? 3 : 0;
+  const body = bytes.subarray(start);
+  if (isUtf8(body)) return body.toString('utf8');
+  const offset = start + firstInvalidUtf8(body);
+  const line = bytes.subarray(0, offset).filter((b) => b === 0x0a).length + 1;
+  throw new PathError(
+    `${path}:${line}: not UTF-8: byte 0x${bytes[offset]!.toString(16).padStart(2, '0')} at byte offset ${offset} is not valid UTF-8 (save the file as UTF-8; Latin-1 and other encodings are not read)`,
+  );
+}
+
+/** The offset of the first byte that does not begin or continue a well-formed UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (length === 0 || i + length > bytes.length) return i;
+    if (length > 1 && !isUtf8(bytes.subarray(i, i + length))) return i;
+    i += length;
+  }
+  return bytes.length;
 }

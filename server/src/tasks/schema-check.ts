@@ -148,8 +148,19 @@ function mapError(document: JsonDocument, error: ErrorObject, path: JsonPath): F
       const hint = suggestion ? ` (did you mean \`${suggestion}\`?)` : '';
       return finding('invalid-value', valueSpan, `${where} must be one of ${quoteList(allowed)}${hint}`, fixes);
     }
-    case 'pattern':
-      return finding('invalid-value', valueSpan, `${where} ${patternHelp(String(error.params.pattern))}, not ${describeValue(error.data)}`);
+    case 'pattern': {
+      // A schema may say what its pattern means (`x-pattern-help`); a key checked by `propertyNames` is marked on the key.
+      const help = (error.parentSchema as { 'x-pattern-help'?: unknown } | undefined)?.['x-pattern-help'];
+      const says = typeof help === 'string' ? `must be ${help}` : patternHelp(String(error.params.pattern));
+      if (error.propertyName !== undefined) {
+        const keyNode = document.keyNodeAt([...path, error.propertyName]);
+        return finding('invalid-value', keyNode ? { offset: keyNode.offset, length: keyNode.length } : valueSpan, `key ${JSON.stringify(error.propertyName)} of ${where} ${says}`);
+      }
+      return finding('invalid-value', valueSpan, `${where} ${says}, not ${describeValue(error.data)}`);
+    }
+    case 'propertyNames':
+      // Reported by the failing key's own error (above).
+      return undefined;
     case 'minItems':
       return finding('invalid-value', valueSpan, `${where} must not be empty (at least ${error.params.limit} item${error.params.limit === 1 ? '' : 's'})`);
     case 'minLength':

@@ -162,8 +162,15 @@ export async function dispose(sandbox: string): Promise<void> {
  */
 export const END_STATE_FILE = 'end-state.json';
 
-/** The database's tables, rows and indexes in the state shape. */
+/**
+ * The database's tables, rows and indexes in the state shape. A database that no longer answers a catalog
+ * query (PGlite wedged by a statement it cannot run, such as `COPY ... TO PROGRAM`, answers every query
+ * with nothing) is an error, never an empty state.
+ */
 async function readState(db: Queryable): Promise<PostgresState> {
+  const health = await db.query('SELECT count(*)::int AS n FROM pg_catalog.pg_class');
+  const classes = (health.rows[0] as { n?: unknown } | undefined)?.n;
+  if (typeof classes !== 'number' || classes <= 0) throw new Error('the database no longer answers catalog queries: its end state cannot be read');
   const tables: PostgresState['tables'] = {};
   for (const relation of await listRelations(db, ['r', 'p'])) {
     const constraints = await readConstraints(db, relation.oid);
