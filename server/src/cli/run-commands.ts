@@ -21,7 +21,7 @@ import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
 import { Journal, type RunConfig } from '../runner/journal.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
-import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import { defaultBackend, nodeFolders, PROCESS_BACKEND_WARNING, sandboxIdentity, type SandboxBackend } from '../runner/sandbox.ts';
 import type { EpisodeSpec } from '../runner/episode.ts';
 import type { EpisodeResult, RunEvent } from '../runner/types.ts';
 
@@ -140,7 +140,11 @@ export function commandAgentSandbox(flags: Pick<RunFlags, 'agentSandbox' | 'agen
   }
   const files = [...new Set(setting.taskFiles.map((file) => file.split('#')[0]!))];
   const hidden = files.filter((file) => file.startsWith(`${dir}/`));
-  return { sandbox: { backend: choice, dir, allowHosts, hidden } };
+  // As root, the sandbox runs as nobody only if nobody can reach the agent's folder; else say what is lost.
+  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), dir], writable: [] });
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const warning = root && !identity.dropToNobody ? `the command agent ${identity.note}: make ${dir} readable by other users (chmod o+rx) to limit it` : undefined;
+  return { sandbox: { backend: choice, dir, allowHosts, hidden }, ...(warning ? { warning } : {}) };
 }
 
 /** The values of the variables `--agent-env` names; a name that is not set is a usage error. */

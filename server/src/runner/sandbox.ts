@@ -147,8 +147,10 @@ export function underTmp(paths: string[]): string[] {
  */
 export function sandboxIdentity(confinement?: Pick<Confinement, 'readOnly' | 'writable' | 'mounts'>): { dropToNobody: boolean; note: string } {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { dropToNobody: false, note: 'runs as the calling user' };
-  const read = confinement ? [...confinement.readOnly, ...(confinement.mounts ?? []).map((m) => m.source)] : runtimePaths();
-  const blocked = read.find((p) => !othersCanReach(p, true)) ?? confinement?.writable.find((p) => !othersCanReach(p, false));
+  // Read-only paths must be readable; writable ones (chowned to nobody) and mounted socket folders only reachable.
+  const read = confinement ? confinement.readOnly : runtimePaths();
+  const reach = confinement ? [...confinement.writable, ...(confinement.mounts ?? []).map((m) => m.source)] : [];
+  const blocked = read.find((p) => !othersCanReach(p, true)) ?? reach.find((p) => !othersCanReach(p, false));
   if (blocked) return { dropToNobody: false, note: `runs as host root inside a user namespace (${blocked} is out of other users' reach, so it cannot run as nobody; processes are not limited)` };
   return { dropToNobody: true, note: `runs as host user ${SANDBOX_UID} (nobody)` };
 }

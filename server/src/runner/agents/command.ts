@@ -91,10 +91,10 @@ const FORWARDER = `
 const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { constants } = require('node:os');
-const args = process.argv.slice(1);
-const cut = args.indexOf('--');
-const forwards = args.slice(0, cut).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
-const argv = args.slice(cut + 1);
+// argv: the number of forwards, each as PORT=SOCKET, then the agent's own argv.
+const count = Number(process.argv[1]);
+const forwards = process.argv.slice(2, 2 + count).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
+const argv = process.argv.slice(2 + count);
 const run = () => {
   const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit' });
   child.on('error', (e) => { process.stderr.write('cannot start ' + argv[0] + ': ' + e.message + '\\n'); process.exit(127); });
@@ -185,7 +185,7 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
             limits: AGENT_LIMITS,
           };
           prepareWritable(confinement, confined.backend);
-          spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, ...forwards, '--', ...argv], env }, confinement) as typeof spec;
+          spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, String(forwards.length), ...forwards, ...argv], env }, confinement) as typeof spec;
           cwd = dir;
         }
         return await runProcess(spec, cwd, context, request, deadlineMs, killGraceMs, overStdio, argv[0]!);
