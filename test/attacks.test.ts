@@ -9,11 +9,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AGENT_SANDBOX_NONE_WARNING } from '../server/src/cli/run-commands.ts';
+import { runCli } from '../server/src/cli/main.ts';
 import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { packageRoot } from '../server/src/paths.ts';
 import { createCommandAgent, type AgentSandboxOptions } from '../server/src/runner/agents/command.ts';
@@ -321,5 +323,30 @@ const call = (id, method, params) => new Promise((res) => { waiting.set(id, res)
     assert.deepEqual(result.calls.map((c) => [c.tool, c.status]), [['travel_search_flights', 'ok']]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('mcpbench run: --agent-env passes only the named variable; --agent-sandbox none is a warning recorded in run.json', { timeout: 120_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-env-'));
+  try {
+    const command = `${JSON.stringify(process.execPath)} -e "console.log('MCPBENCH_ANSWER: ' + Object.keys(process.env).filter((k) => /KEY|TOKEN/.test(k)).sort().join(','))"`;
+    let stderr = '';
+    const code = await withSecrets(() =>
+      runCli(
+        ['run', taskFile, '--agent', 'command', '--agent-command', command, '--agent-env', 'OPENAI_API_KEY', '--agent-sandbox', 'none', '--sandbox', 'process', '--reporter', 'none', '--no-report', '--out', join(work, 'runs')],
+        { stdout: () => undefined, stderr: (t) => (stderr += t), cwd: work },
+      ),
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /warning: --agent-sandbox none: the command agent runs as a plain process/);
+    const runDir = join(work, 'runs', readdirSync(join(work, 'runs'))[0]!);
+    const config = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    assert.deepEqual(config.warnings, [AGENT_SANDBOX_NONE_WARNING]);
+    assert.deepEqual(config.agent_options.agentEnv, ['OPENAI_API_KEY'], 'recorded by name');
+    assert.doesNotMatch(readFileSync(join(runDir, 'run.json'), 'utf8'), new RegExp(SECRETS.OPENAI_API_KEY), 'never by value');
+    const [result] = readFileSync(join(runDir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeResult);
+    assert.equal(result!.answer, 'OPENAI_API_KEY', 'the named key and nothing else');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 });
