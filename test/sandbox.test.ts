@@ -15,6 +15,7 @@ import { seedSimulation, STATE_FILE } from '../server/src/mcp/simulation.ts';
 import { connectServer, ServerError, startServer } from '../server/src/runner/launch.ts';
 import { prepareWritable, probeBackends, sandboxed, serverConfinement, underTmp, type SandboxBackend } from '../server/src/runner/sandbox.ts';
 import { packageRoot } from '../server/src/paths.ts';
+import { probeConfinement } from '../server/src/runner/confinement.ts';
 
 const bwrapWorks = probeBackends().find((b) => b.backend === 'bwrap')!.works;
 
@@ -135,4 +136,17 @@ test('bubblewrap: what the server needs from under /tmp (a checkout, a Node) is 
     const at = args.findIndex((a, i) => a === '--ro-bind' && args[i + 1] === path);
     assert.ok(at > tmpfs, `${path} is bound after the private /tmp`);
   }
+});
+
+test('doctor: the confinement is probed from inside: bubblewrap has loopback only, no capabilities and limits; a plain process has none of it', { skip: bwrapWorks ? false : 'bwrap does not work on this machine (.ci/run installs it)', timeout: 60_000 }, async () => {
+  const confined = await probeConfinement('bwrap');
+  assert.ok(!('error' in confined), JSON.stringify(confined));
+  assert.match(confined.network, /^loopback only/);
+  assert.match(confined.filesystem, /no checkout beyond what runs; no \/root; writes outside its folder never reach the host/);
+  assert.match(confined.user, /^uid 65534 inside, .*capabilities none$/);
+  assert.match(confined.limits, /^processes 256, file size 1 GiB, data 4 GiB$/);
+  const plain = await probeConfinement('process');
+  assert.ok(!('error' in plain));
+  assert.match(plain.network, /^the host's network/);
+  assert.match(plain.filesystem, /CAN write outside its folder/);
 });

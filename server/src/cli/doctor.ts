@@ -8,13 +8,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Registry } from '../mcp/registry.ts';
 import { startServer } from '../runner/launch.ts';
+import { probeConfinement } from '../runner/confinement.ts';
 import { defaultBackend, probeBackends, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
 import { hasServer, seedNamespace } from '../runner/state.ts';
 
 export async function doctor(registry: Registry, write: (line: string) => void, backend?: SandboxBackend): Promise<boolean> {
   let healthy = true;
   write('Sandbox backends:');
-  for (const status of probeBackends()) write(`  ${status.works ? 'ok  ' : 'no  '} ${status.backend.padEnd(8)} ${status.detail}`);
+  const statuses = probeBackends();
+  for (const status of statuses) write(`  ${status.works ? 'ok  ' : 'no  '} ${status.backend.padEnd(8)} ${status.detail}`);
+  write('');
+  write('Confinement of a server, probed from inside its sandbox:');
+  for (const status of statuses.filter((s) => s.works)) {
+    const report = await probeConfinement(status.backend);
+    if ('error' in report) {
+      healthy = false;
+      write(`  ${status.backend.padEnd(8)} FAIL the probe did not run: ${report.error}`);
+      continue;
+    }
+    write(`  ${status.backend}`);
+    for (const key of ['network', 'filesystem', 'user', 'limits'] as const) write(`    ${key.padEnd(10)} ${report[key]}`);
+  }
+  write('');
   const chosen = backend ?? defaultBackend();
   write(`Using: ${chosen}${chosen === 'process' ? `\n  warning: ${PROCESS_BACKEND_WARNING}` : ''}`);
   write('');
