@@ -82,7 +82,7 @@ export function mapAjvErrors(document: JsonDocument, errors: ErrorObject[], base
 
 /**
  * For a failed `anyOf`, keeps the errors of the branch whose type matched (its errors lie deeper than the
- * anyOf's own position); when no branch's type matched, replaces them all by one type error naming the
+ * anyOf's own position, or none of them is about the type); when no branch's type matched, replaces them all by one type error naming the
  * alternatives.
  */
 function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
@@ -96,7 +96,10 @@ function collapseAlternatives(errors: ErrorObject[]): ErrorObject[] {
       const branch = e.schemaPath.slice(prefix.length).split('/')[0]!;
       byBranch.set(branch, [...(byBranch.get(branch) ?? []), e]);
     }
-    const matched = [...byBranch.values()].find((list) => list.every((e) => e.instancePath.length > anyOf.instancePath.length));
+    // The branch the value's type fits: its errors lie deeper, or (a number over a maximum) none is a type error.
+    const matched =
+      [...byBranch.values()].find((list) => list.every((e) => e.instancePath.length > anyOf.instancePath.length)) ??
+      [...byBranch.values()].find((list) => list.every((e) => e.keyword !== 'type' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf'));
     result = result.filter((e) => e !== anyOf && !branchErrors.includes(e));
     if (matched) {
       result.push(...matched);
