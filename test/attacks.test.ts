@@ -14,11 +14,10 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_SANDBOX_NONE_WARNING } from '../server/src/cli/run-commands.ts';
 import { runCli } from '../server/src/cli/main.ts';
 import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { packageRoot } from '../server/src/paths.ts';
-import { createCommandAgent, type AgentSandboxOptions } from '../server/src/runner/agents/command.ts';
+import { AGENT_SANDBOX_NONE_WARNING, createCommandAgent, type AgentSandboxOptions } from '../server/src/runner/agents/command.ts';
 import type { Agent } from '../server/src/runner/agents/agent.ts';
 import { runEpisode } from '../server/src/runner/episode.ts';
 import { CALLS_PAST_BUDGET } from '../server/src/runner/gateway.ts';
@@ -346,6 +345,30 @@ test('mcpbench run: --agent-env passes only the named variable; --agent-sandbox 
     assert.doesNotMatch(readFileSync(join(runDir, 'run.json'), 'utf8'), new RegExp(SECRETS.OPENAI_API_KEY), 'never by value');
     const [result] = readFileSync(join(runDir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeResult);
     assert.equal(result!.answer, 'OPENAI_API_KEY', 'the named key and nothing else');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('mcpbench run: an unset --agent-env variable and a malformed --agent-allow-host are usage errors (exit 2) before anything runs', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-usage-'));
+  try {
+    const cases: [string[], RegExp][] = [
+      [['--agent-env', 'MCPBENCH_SURELY_UNSET_VARIABLE'], /--agent-env MCPBENCH_SURELY_UNSET_VARIABLE: MCPBENCH_SURELY_UNSET_VARIABLE is not set/],
+      [['--agent-allow-host', 'api.example.com'], /--agent-allow-host api\.example\.com: use host:port/],
+      [['--agent-sandbox', 'none', '--agent-allow-host', 'api.example.com:443'], /--agent-allow-host needs a confined agent/],
+    ];
+    for (const [flags, message] of cases) {
+      let stderr = '';
+      const code = await runCli(['run', taskFile, '--agent', 'command', '--agent-command', 'true', ...flags, '--sandbox', 'bwrap', '--reporter', 'none', '--out', join(work, 'runs')], {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        cwd: work,
+      });
+      assert.equal(code, 2, stderr);
+      assert.match(stderr, message);
+      assert.equal(existsSync(join(work, 'runs')), false, 'nothing was started');
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -12,8 +12,7 @@ import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, t
 import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
 import type { Task } from '../tasks/model.ts';
 import type { Agent } from '../runner/agents/agent.ts';
-import { createCommandAgent, type AgentSandboxOptions } from '../runner/agents/command.ts';
-import { parseAllowHost } from '../runner/agents/egress.ts';
+import { AgentSetupError, commandAgentFor } from '../runner/agents/command.ts';
 import { createEndpointAgent } from '../runner/agents/endpoint.ts';
 import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
 import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
@@ -21,7 +20,7 @@ import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
 import { Journal, type RunConfig } from '../runner/journal.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
-import { defaultBackend, nodeFolders, PROCESS_BACKEND_WARNING, sandboxIdentity, type SandboxBackend } from '../runner/sandbox.ts';
+import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
 import type { EpisodeSpec } from '../runner/episode.ts';
 import type { EpisodeResult, RunEvent } from '../runner/types.ts';
 
@@ -117,45 +116,8 @@ export function newRunId(prefix = 'run'): string {
 interface AgentSetting {
   cwd: string;
   backend: SandboxBackend;
-  /** The run's task files (a sealed set's entries as `<file>#<path>`): hidden from a confined agent. */
+  /** The run's task files (a sealed set's entries as `<file>#<path>`). */
   taskFiles: readonly string[];
-}
-
-export const AGENT_SANDBOX_NONE_WARNING =
-  '--agent-sandbox none: the command agent runs as a plain process; it can read every file this user can (the checkout, the task files) and reach the network; only its environment is allow-listed';
-
-/** The sandbox a command agent runs in (undefined: none), and the warning to record when it runs in none. */
-export function commandAgentSandbox(flags: Pick<RunFlags, 'agentSandbox' | 'agentDir' | 'agentAllowHost'>, setting: AgentSetting): { sandbox?: AgentSandboxOptions; warning?: string } {
-  const choice = flags.agentSandbox ?? setting.backend;
-  if (choice === 'none' || choice === 'process') {
-    if (flags.agentAllowHost?.length) throw new UsageError('--agent-allow-host needs a confined agent: it has no effect with --agent-sandbox none (or the process backend)');
-    return { warning: AGENT_SANDBOX_NONE_WARNING };
-  }
-  const dir = resolve(setting.cwd, flags.agentDir ?? '.');
-  let allowHosts: string[];
-  try {
-    allowHosts = (flags.agentAllowHost ?? []).map(parseAllowHost);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const files = [...new Set(setting.taskFiles.map((file) => file.split('#')[0]!))];
-  const hidden = files.filter((file) => file.startsWith(`${dir}/`));
-  // As root, the sandbox runs as nobody only if nobody can reach the agent's folder; else say what is lost.
-  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), dir], writable: [] });
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const warning = root && !identity.dropToNobody ? `the command agent ${identity.note}: make ${dir} readable by other users (chmod o+rx) to limit it` : undefined;
-  return { sandbox: { backend: choice, dir, allowHosts, hidden }, ...(warning ? { warning } : {}) };
-}
-
-/** The values of the variables `--agent-env` names; a name that is not set is a usage error. */
-function namedEnvironment(names: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const name of names) {
-    const value = env[name];
-    if (value === undefined) throw new UsageError(`--agent-env ${name}: ${name} is not set in this environment`);
-    values[name] = value;
-  }
-  return values;
 }
 
 function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry' | 'agentSandbox' | 'agentEnv' | 'agentDir' | 'agentAllowHost' | 'agentGateway'>, setting: AgentSetting): { agent: Agent; warning?: string } {
@@ -166,15 +128,20 @@ function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint'
       return { agent: noopAgent };
     case 'command': {
       if (!flags.agentCommand) throw new UsageError('--agent command needs --agent-command "<program and arguments>"');
-      const { sandbox, warning } = commandAgentSandbox(flags, setting);
-      const agent = createCommandAgent({
-        command: flags.agentCommand,
-        cwd: resolve(setting.cwd, flags.agentDir ?? '.'),
-        env: namedEnvironment(flags.agentEnv),
-        gateway: flags.agentGateway ?? 'http',
-        ...(sandbox ? { sandbox } : {}),
-      });
-      return { agent, ...(warning ? { warning } : {}) };
+      try {
+        return commandAgentFor({
+          command: flags.agentCommand,
+          sandbox: flags.agentSandbox ?? setting.backend,
+          dir: resolve(setting.cwd, flags.agentDir ?? '.'),
+          passEnv: flags.agentEnv ?? [],
+          allowHosts: flags.agentAllowHost ?? [],
+          gateway: flags.agentGateway ?? 'http',
+          taskFiles: setting.taskFiles,
+        });
+      } catch (error) {
+        if (error instanceof AgentSetupError) throw new UsageError(error.message);
+        throw error;
+      }
     }
     case 'endpoint':
       if (!flags.endpoint) throw new UsageError('--agent endpoint needs --endpoint <url>');

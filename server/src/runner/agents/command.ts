@@ -36,9 +36,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AGENT_ETC, AGENT_LIMITS, nodeFolders, prepareWritable, sandboxed, type Confinement, type SandboxBackend } from '../sandbox.ts';
+import { AGENT_ETC, AGENT_LIMITS, nodeFolders, prepareWritable, sandboxed, sandboxIdentity, type Confinement, type SandboxBackend } from '../sandbox.ts';
 import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
-import { EgressProxy } from './egress.ts';
+import { EgressProxy, parseAllowHost } from './egress.ts';
 import { agentDeadlineMs, buildAgentRequest, tail } from './endpoint.ts';
 
 export interface AgentSandboxOptions {
@@ -121,6 +121,60 @@ export function agentEnvironment(scratch: string, named: Record<string, string> 
   }
   env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   return { ...env, HOME: scratch, MCPBENCH_SCRATCH: scratch, ...named };
+}
+
+/** A command agent that cannot be set up as asked (an unset --agent-env variable, a bad allowed host). */
+export class AgentSetupError extends Error {}
+
+export const AGENT_SANDBOX_NONE_WARNING =
+  '--agent-sandbox none: the command agent runs as a plain process; it can read every file this user can (the checkout, the task files) and reach the network; only its environment is allow-listed';
+
+export interface CommandAgentSetup {
+  command: string[] | string;
+  /** The backend it runs in; `none` (or `process`): a plain process. */
+  sandbox: SandboxBackend | 'none';
+  /** Its folder (absolute). */
+  dir: string;
+  /** Names of the runner's variables it gets. */
+  passEnv: readonly string[];
+  /** `host:port` entries its egress proxy reaches. */
+  allowHosts: readonly string[];
+  gateway: 'http' | 'stdio';
+  /** The run's task files (a sealed set's entries as `<file>#<path>`): those in its folder are hidden. */
+  taskFiles: readonly string[];
+}
+
+/**
+ * A command agent as a run sets it up: confined unless `none`, the named variables passed (an unset one is
+ * an AgentSetupError), the run's task files in its folder hidden; with the warning a run must record when it
+ * is not confined, or (as root) cannot run as nobody.
+ */
+export function commandAgentFor(setup: CommandAgentSetup, from: NodeJS.ProcessEnv = process.env): { agent: Agent; warning?: string } {
+  const env: Record<string, string> = {};
+  for (const name of setup.passEnv) {
+    const value = from[name];
+    if (value === undefined) throw new AgentSetupError(`--agent-env ${name}: ${name} is not set in this environment`);
+    env[name] = value;
+  }
+  const base = { command: setup.command, cwd: setup.dir, env, gateway: setup.gateway };
+  if (setup.sandbox === 'none' || setup.sandbox === 'process') {
+    if (setup.allowHosts.length) throw new AgentSetupError('--agent-allow-host needs a confined agent: it has no effect with --agent-sandbox none (or the process backend)');
+    return { agent: createCommandAgent(base), warning: AGENT_SANDBOX_NONE_WARNING };
+  }
+  let allowHosts: string[];
+  try {
+    allowHosts = setup.allowHosts.map(parseAllowHost);
+  } catch (error) {
+    throw new AgentSetupError((error as Error).message);
+  }
+  const files = [...new Set(setup.taskFiles.map((file) => file.split('#')[0]!))];
+  const hidden = files.filter((file) => file.startsWith(`${setup.dir}/`));
+  // As root, the sandbox runs as nobody only if nobody can reach the agent's folder; else say what is lost.
+  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), setup.dir], writable: [] });
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const warning = root && !identity.dropToNobody ? `the command agent ${identity.note}: make ${setup.dir} readable by other users (chmod o+rx) to limit it` : undefined;
+  const agent = createCommandAgent({ ...base, sandbox: { backend: setup.sandbox, dir: setup.dir, allowHosts, hidden } });
+  return { agent, ...(warning ? { warning } : {}) };
 }
 
 export function createCommandAgent(options: CommandAgentOptions): Agent {
