@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../server/src/generator/perturb.ts';
 import { readTaskSources, seal } from '../../server/src/generator/seal.ts';
-import { readEpisodes } from '../../server/src/runner/journal.ts';
+import { openRun } from '../../server/src/runner/store.ts';
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
@@ -66,12 +66,12 @@ test('SIGKILL mid-run, then --resume: every episode recorded exactly once', { ti
     child.on('exit', () => resolve());
   });
   const folder = runFolder(out);
-  const before = readEpisodes(folder).results;
+  const before = [...openRun(folder).episodes];
   assert.ok(before.length >= 3 && before.length < 18, `killed mid-run (${before.length} recorded)`);
 
   const resumed = run(['run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], work);
   assert.equal(resumed.status, 0, resumed.stderr);
-  const after = readEpisodes(folder).results.filter((r) => r.status !== 'infra_error');
+  const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.trial}`);
   assert.equal(ids.length, 18, '9 tasks x 2 trials');
   assert.equal(new Set(ids).size, 18, 'no episode counted twice');
@@ -96,7 +96,7 @@ test('Ctrl-C stops the run cleanly and leaves no server process behind', { timeo
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(strayServers(sandboxMarker), []);
   const folder = runFolder(out);
-  for (const r of readEpisodes(folder).results) assert.ok(['passed', 'failed'].includes(r.status), 'no half-recorded episode');
+  for (const r of [...openRun(folder).episodes]) assert.ok(['passed', 'failed'].includes(r.status), 'no half-recorded episode');
 });
 
 test('the same seed gives the same trace; jsonl events tell the whole run', { timeout: 120_000 }, () => {
@@ -114,7 +114,7 @@ test('the same seed gives the same trace; jsonl events tell the whole run', { ti
     assert.equal(finished.length, 3);
     const calls = events.filter((e) => e.type === 'call').length;
     assert.equal(calls, finished.reduce((n, e) => n + e.result.calls.length, 0), 'one call event per recorded call');
-    const results = readEpisodes(runFolder(out)).results.sort((a, b) => a.task_id.localeCompare(b.task_id));
+    const results = [...openRun(runFolder(out)).episodes].sort((a, b) => a.task_id.localeCompare(b.task_id));
     traces.push(JSON.stringify(results.map((r: EpisodeResult) => [r.task_id, r.status, r.calls.map((c) => [c.tool, c.status, c.fault?.type, c.arguments, c.result])])));
   }
   assert.equal(traces[0], traces[1]);
@@ -165,7 +165,7 @@ test('run --perturb none,light,medium,heavy: the seed fixes every goal, the refe
     const result = run(['run', ...sets, '--perturb', LEVELS.join(','), '--seed', '5', '--out', out, '--reporter', 'jsonl', '--sandbox', 'process'], work);
     assert.equal(result.status, 0, result.stderr);
     const folder = runFolder(out);
-    const results = readEpisodes(folder).results;
+    const results = [...openRun(folder).episodes];
     assert.equal(results.length, byFile.size * LEVELS.length, 'every task once per level');
     for (const r of results) {
       assert.equal(r.status, 'passed', `${r.task_id} at ${r.perturbation}: end-state equivalence, the predicate still holds`);
@@ -245,7 +245,7 @@ test('--paraphrase sends heavy goals through an OpenAI-compatible endpoint; a pa
     const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
     assert.deepEqual(config.paraphrase, { baseUrl: server.baseUrl, model: 'local-paraphraser' });
     assert.doesNotMatch(readFileSync(join(folder, 'run.json'), 'utf8'), /k-paraphrase/, 'the key is never recorded');
-    const results = readEpisodes(folder).results;
+    const results = [...openRun(folder).episodes];
     assert.equal(results.length, 4);
     for (const r of results) assert.equal(r.status, 'passed', `${r.task_id} ${r.perturbation}`);
     const heavy = (id: string) => results.find((r) => r.task_id === id && r.perturbation === 'heavy')!;
@@ -317,7 +317,7 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
     child.on('exit', () => resolve());
   });
   const folder = readdirSync(out).filter((f) => f.startsWith('run-')).map((f) => join(out, f))[0]!;
-  const before = readEpisodes(folder).results;
+  const before = [...openRun(folder).episodes];
   assert.ok(before.length >= 3 && before.length < 12, `killed mid-run (${before.length} recorded)`);
   const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
   assert.ok(config.task_files.every((f: string) => f.startsWith(`${sealedFile}#tasks/`)), 'the journal names tasks inside the sealed set');
@@ -326,7 +326,7 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
   assert.equal(noKey.status, 2, 'resuming needs the key too');
   const resumed = spawnSync(process.execPath, [cli, 'run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env: withKey, timeout: 240_000 });
   assert.equal(resumed.status, 0, resumed.stderr);
-  const after = readEpisodes(folder).results.filter((r) => r.status !== 'infra_error');
+  const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.perturbation}|${r.trial}`);
   assert.equal(ids.length, 12, '6 tasks x 2 levels');
   assert.equal(new Set(ids).size, 12, 'no episode counted twice');

@@ -8,6 +8,7 @@ import type { JsonPath } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
 import { ANSWER_NAMESPACE } from '../tasks/lint.ts';
 import type { Registry } from '../mcp/registry.ts';
+import { taskNamespaces } from '../tasks/model.ts';
 
 export type SolutionKey = 'reference_solutions' | 'counterexamples';
 
@@ -81,12 +82,7 @@ export function valueAt(value: unknown, path: JsonPath): unknown {
   return current;
 }
 
-/** The namespaces a task names in `server` (a string or an array of strings). */
-export function taskNamespaces(task: Record<string, unknown>): string[] {
-  const server = task.server;
-  const names = typeof server === 'string' ? [server] : Array.isArray(server) ? server : [];
-  return names.filter((n): n is string => typeof n === 'string');
-}
+export { taskNamespaces };
 
 /** The namespaces whose predicates fit the task: its own (known ones) plus `answer`; all when it names none. */
 export function predicateNamespaces(task: Record<string, unknown>, registry: Registry): string[] {

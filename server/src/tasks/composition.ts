@@ -5,7 +5,7 @@
  * table a reader sees is computed, never typed.
  */
 import { leaves, parsePredicate } from '../predicates/tree.ts';
-import { CATEGORIES, DIFFICULTIES, type Task } from './model.ts';
+import { CATEGORIES, DIFFICULTIES, taskNamespaces, type Task } from './model.ts';
 
 type Category = (typeof CATEGORIES)[number];
 type Difficulty = (typeof DIFFICULTIES)[number];
@@ -42,7 +42,7 @@ export interface Composition {
 }
 
 export function taskTraits(task: Task): TaskTraits {
-  const servers = Array.isArray(task.server) ? task.server : [task.server];
+  const servers = taskNamespaces(task);
   const namespaces = new Set(servers);
   return {
     id: task.id,

@@ -8,7 +8,7 @@ import canonicalize from 'canonicalize';
 import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Finding, type Fix, type RuleCode, type TextEdit } from './diagnostics.ts';
 import { JsonDocument, type JsonPath, type Span } from './document.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
-import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN } from './model.ts';
+import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, taskNamespaces } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
 import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
@@ -105,9 +105,7 @@ class SemanticChecker {
     private readonly task: Record<string, unknown>,
     private readonly registry: Registry,
   ) {
-    const server = task.server;
-    const names = typeof server === 'string' ? [server] : Array.isArray(server) ? server : [];
-    this.taskNamespaces = names.filter((n): n is string => typeof n === 'string');
+    this.taskNamespaces = taskNamespaces(task);
     // While `server` names an unknown namespace, "not listed in server" findings would only echo that typo.
     this.serverIsKnown = this.taskNamespaces.length > 0 && this.taskNamespaces.every((n) => registry.get(n));
     const tools = Array.isArray(task.available_tools) ? task.available_tools : [];
