@@ -47,7 +47,7 @@ function strayServers(marker: string): string[] {
   return found;
 }
 
-test('SIGKILL mid-run, then --resume: every episode recorded exactly once', { timeout: 300_000 }, async () => {
+test('SIGKILL mid-run, a damaged line, then --resume: every episode recorded exactly once, the damage quarantined, leftover sandboxes removed', { timeout: 300_000 }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-kill-'));
   const out = join(work, 'runs');
   const taskDirs = ['calendar', 'travel', 'shop'].map((ns) => join(tasks, ns));
@@ -68,9 +68,22 @@ test('SIGKILL mid-run, then --resume: every episode recorded exactly once', { ti
   const folder = runFolder(out);
   const before = [...openRun(folder).episodes];
   assert.ok(before.length >= 3 && before.length < 18, `killed mid-run (${before.length} recorded)`);
+  // A damaged line in the middle of the journal (a disk error, a bad edit): resume must keep what follows it.
+  const journal = readFileSync(join(folder, 'episodes.jsonl'), 'utf8').split('\n');
+  journal.splice(1, 0, '{"work_unit": "damaged');
+  writeFileSync(join(folder, 'episodes.jsonl'), journal.join('\n'));
+  // A sandbox folder the killed run left in the temporary folder (as an episode in flight does).
+  const runId = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')).run_id as string;
+  const leftover = join(tmpdir(), `mcpbench-${runId}-Xy12Z9`);
+  mkdirSync(join(leftover, 'travel'), { recursive: true });
 
   const resumed = run(['run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], work);
   assert.equal(resumed.status, 0, resumed.stderr);
+  assert.match(resumed.stderr, /\d damaged line\(s\) of .*episodes\.jsonl moved to the quarantine file/);
+  assert.match(resumed.stderr, /removed \d+ sandbox folder\(s\) the interrupted run left behind/);
+  assert.ok(!existsSync(leftover), 'leftover sandboxes are removed');
+  assert.deepEqual(readdirSync(tmpdir()).filter((name) => name.startsWith(`mcpbench-${runId}-`)), [], 'and none of the resumed run remain');
+  assert.ok(readFileSync(join(folder, 'episodes.quarantine.jsonl'), 'utf8').startsWith('{"work_unit": "damaged\n'), 'the damaged line, as it was');
   const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.trial}`);
   assert.equal(ids.length, 18, '9 tasks x 2 trials');
@@ -338,4 +351,47 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
 
   // The tasks were never written out in plain text: no file of the work folder holds a task body.
   for (const key of ['"initial_state"', '"reference_solutions"', '"counterexamples"', '"available_tools"']) assert.deepEqual(filesHolding(work, key), [], key);
+});
+
+// ---- Errors are visible -------------------------------------------------------------------------------
+
+test('an agent that crashes and an endpoint that answers garbage are agent errors in every report, never failures', { timeout: 180_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-errors-'));
+  const task = join(tasks, 'travel', 'travel-confirm-held-001.json');
+  const { createServer } = await import('node:http');
+  const garbage = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an answer</html>'));
+  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(garbage.address() as { port: number }).port}/agent`;
+  try {
+    const cases = [
+      { args: ['--agent', 'command', '--agent-command', "echo 'Traceback: KeyError boom' >&2; exit 3"], code: 'agent-exit', message: 'command agent exited with code 3', junit: /exit code 3, the process had exited[\s\S]*Traceback: KeyError boom/ },
+      { args: ['--agent', 'endpoint', '--endpoint', url], code: 'agent-response', message: `endpoint agent: ${url} answered HTTP 200 with a body that is not JSON`, junit: /HTTP 200/ },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const out = join(work, `runs${i}`);
+      const result = await runAsync(['run', task, ...c.args, '--out', out, '--sandbox', 'process'], work);
+      assert.equal(result.status, 0, result.stderr);
+      // The CLI summary counts it apart and names the most frequent message.
+      assert.match(result.stdout, /Outcomes: 0 passed, 0 failed, 1 agent error, 0 infrastructure errors/);
+      assert.match(result.stdout, new RegExp(`most frequent errors:\\n +1x agent ${c.code}: ${c.message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      const folder = runFolder(out);
+      const [record] = openRun(folder).episodes;
+      assert.equal(record!.status, 'agent_error');
+      assert.equal(record!.error?.code, c.code);
+      // junit: an <error> of type agent_error, no <failure>.
+      const junit = readFileSync(join(folder, 'junit.xml'), 'utf8');
+      assert.match(junit, /<testsuites [^>]*tests="1" failures="0" errors="1"/);
+      assert.match(junit, new RegExp(`<error message="agent error: ${c.code}: [^"]*" type="agent_error">`));
+      assert.match(junit, c.junit);
+      assert.doesNotMatch(junit, /<failure/);
+      // report.json: the outcome and the reason per episode.
+      const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
+      assert.equal(report.episodes[0].status, 'agent_error');
+      assert.match(report.episodes[0].reason, new RegExp(`^${c.code}: `));
+      assert.equal(report.scores.episodes.agent_errors, 1);
+      assert.match(readFileSync(join(folder, 'report.html'), 'utf8'), /<option value="agent_error">agent error<\/option>/);
+    }
+  } finally {
+    garbage.close();
+  }
 });
