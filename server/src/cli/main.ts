@@ -114,11 +114,12 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .argument('[paths...]', 'task files or folders', ['tasks'])
     .addOption(new Option('-f, --format <format>', 'output format (markdown is tasks/README.md)').choices(['text', 'markdown', 'json']).default('text'))
     .option('--title <title>', 'the Markdown heading', 'The public dev set')
-    .action((paths: string[], options: { format: 'text' | 'markdown' | 'json'; title: string }) => {
+    .action(async (paths: string[], options: { format: 'text' | 'markdown' | 'json'; title: string }) => {
+      const registry = await loadRegistry();
       const traits = collectTaskFiles(paths).map((path) => {
         const parsed = TaskSchema.safeParse(JSON.parse(readText(path)));
         if (!parsed.success) throw new ExitError(`${path}: not a valid task (run mcpbench lint ${path})`, EXIT_FINDINGS);
-        return taskTraits(parsed.data);
+        return taskTraits(parsed.data, registry);
       });
       const c = composition(traits);
       io.stdout(options.format === 'json' ? JSON.stringify(c, null, 2) + '\n' : options.format === 'markdown' ? compositionMarkdown(c, options.title) : compositionText(c));

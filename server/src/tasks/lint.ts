@@ -15,9 +15,6 @@ import type { Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
 
-/** `answer` checks the final text; it is not a server and need not be listed in `server`. */
-export const ANSWER_NAMESPACE = 'answer';
-
 export interface LintResult {
   document: JsonDocument;
   diagnostics: Diagnostic[];
@@ -256,7 +253,8 @@ class SemanticChecker {
 
   private checkSolutions(): void {
     let longest: { calls: number; index: number } | undefined;
-    const answerChecked = this.predicateLeaves.some((l) => l.namespace === ANSWER_NAMESPACE && !this.isNegated(l));
+    // A predicate that reads the final answer (its declaration says so: `reads: ["answer"]`).
+    const answerChecked = this.predicateLeaves.some((l) => this.registry.predicate(l.name)?.declaration.reads.includes('answer') && !this.isNegated(l));
     for (const key of ['reference_solutions', 'counterexamples'] as const) {
       const sequences = this.task[key];
       if (!Array.isArray(sequences)) continue;
@@ -351,7 +349,8 @@ class SemanticChecker {
       if (isObject(leaf.args) && !predicate.validateArguments(leaf.args)) {
         this.findings.push(...mapAjvErrors(this.document, predicate.validateArguments.errors ?? [], [...leaf.path, leaf.name], 'predicate-arguments', `arguments of \`${leaf.name}\``));
       }
-      if (leaf.namespace !== ANSWER_NAMESPACE && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
+      // A virtual namespace (no server: the answer checks) need not be listed in `server`.
+      if (!this.registry.isVirtual(leaf.namespace) && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
         reportedMissing.add(leaf.namespace);
         this.report('predicate-namespace-not-in-task', keySpan(),
           `\`${leaf.name}\` checks \`${leaf.namespace}\`, which \`server\` does not list: its server would not run. Add \`${leaf.namespace}\` to \`server\``,
@@ -432,7 +431,7 @@ class SemanticChecker {
     const usedByTools = new Set([...this.availableTools].map((t) => t.split('.')[0]));
     const server = this.task.server;
     this.taskNamespaces.forEach((namespace, i) => {
-      if (!this.isKnownNamespace(namespace) || namespace === ANSWER_NAMESPACE) return;
+      if (!this.isKnownNamespace(namespace) || this.registry.isVirtual(namespace)) return;
       if (usedByPredicate.has(namespace) || usedByTools.has(namespace)) return;
       const path: JsonPath = typeof server === 'string' ? ['server'] : ['server', i];
       this.report('unused-namespace', this.spanAt(path), `\`${namespace}\` is in \`server\` but no predicate checks it and no available tool uses it`);
