@@ -20,7 +20,7 @@ import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
 import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
 import type { SandboxBackend } from './sandbox.ts';
-import { createRun, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
+import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
 import type { RunEvent, RunFinished } from './types.ts';
 
 /** Task files, folders and sealed sets (`*.sealed.json`, `x.sealed.json#tasks/a.json`), or tasks already loaded. */
@@ -205,7 +205,7 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
     tasks = loadInput(store.config.task_files, options);
     const moved = resumed.moved.length;
     const runId = store.config.run_id;
-    if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, 'episodes.jsonl')} moved to the quarantine file; their work units run again` });
+    if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, EPISODES_FILE)} moved to the quarantine file; their work units run again` });
     const removed = removeLeftoverSandboxes(runId);
     if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
     if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
