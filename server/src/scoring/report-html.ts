@@ -177,7 +177,7 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
   </section>
   <section id="faults" hidden>
     <h2>Faults decided and delivered</h2>
-    <p class="muted">The profile's rates are rates of decisions: the seeded generator decides a fault per call, but not every decision can be delivered (StaleData needs an earlier read result of the same tool, SchemaDrift a field name to rename, PartialResponse and EmptyResponse a successful result). Carried over: later calls a rate-limit window or a cascade failed.</p>
+    <p class="muted">The profile's rates are rates of decisions: the seeded generator decides a fault per call, but not every decision can be delivered (StaleData needs an earlier read result of the same tool, SchemaDrift a field name to rename, PartialResponse and EmptyResponse a successful result). Calls carrying it: the delivered ones, and the later calls a rate-limit window or a cascade failed too.</p>
     <table class="calls" id="faults-table"><thead><tr><th>fault type</th><th>decided</th><th>delivered</th><th>calls carrying it</th><th>episodes</th><th>passed</th></tr></thead><tbody></tbody></table>
   </section>
   <section id="errors" hidden>
