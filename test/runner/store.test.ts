@@ -101,6 +101,11 @@ test('create, append, open: typed records in file order; run.json has the record
   assert.deepEqual(opened.damaged, []);
   assert.deepEqual(outcomeCounts([...opened.episodes]), { passed: 1, failed: 1, agent_error: 1, infra_error: 1 });
   assert.throws(() => createRun(dir, config), (e: unknown) => e instanceof RunStoreError && e.code === 'exists' && /already holds a run: resume it/.test(e.message));
+  // The writer refuses what its readers would refuse.
+  const { error: _error, ...errorless } = episode('c', 0, 'infra_error');
+  assert.throws(() => run.append(errorless), /refused to append an invalid episode record: error: status infra_error needs an error of kind infra/);
+  assert.throws(() => run.append({ ...episode('c', 0), work_unit: 'nope' }), /refused to append an invalid episode record: work_unit/);
+  assert.equal(openRun(dir).episodes.length, 4);
 });
 
 test('the work-unit key: one per (task hash, variant, trial, fault profile, perturbation, seed), nothing else', () => {
@@ -180,7 +185,8 @@ test('a line of another version: an old-format line is upgraded (work unit compu
   const { work_unit: _u2, error: _e2, ...rest2 } = episode('b', 1, 'agent_error');
   const legacyAgent = { ...rest2, status: 'failed', agent_error: 'command agent exited with code 2' };
   const future = { ...episode('a', 1), status: 'timed_out' };
-  const dir = runWith([current, legacyInfra, legacyAgent, future].map(line).join(''));
+  const { error: _e3, ...errorless } = episode('a', 2, 'agent_error');
+  const dir = runWith([current, legacyInfra, legacyAgent, future, errorless].map(line).join(''));
   const read = openRun(dir);
   assert.deepEqual(read.episodes.map((e) => [e.task_id, e.trial, e.status, e.error?.kind, e.error?.code, e.error?.message]), [
     ['a', 0, 'passed', undefined, undefined, undefined],
@@ -188,8 +194,9 @@ test('a line of another version: an old-format line is upgraded (work unit compu
     ['b', 1, 'agent_error', 'agent', 'legacy', 'command agent exited with code 2'],
   ]);
   assert.equal(read.episodes[1]!.work_unit, episode('b', 0).work_unit, 'the same work unit a current record of it has');
-  assert.deepEqual(read.damaged.map((d) => d.line), [4]);
+  assert.deepEqual(read.damaged.map((d) => d.line), [4, 5]);
   assert.match(read.damaged[0]!.reason, /not an episode record: status/);
+  assert.match(read.damaged[1]!.reason, /not an episode record: error: status agent_error needs an error of kind agent/);
 });
 
 test('a version-less run.json (written before the typed record) opens upgraded; resume rewrites it in the current version', () => {

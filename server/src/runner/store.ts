@@ -194,9 +194,19 @@ export const EpisodeRecordSchema = z.object({
    * or its model endpoint broke; counted as not passed); `infra_error` (our side: retried, never scored).
    */
   status: EpisodeStatusSchema,
-  /** Set exactly when status is agent_error or infra_error. */
+  /** Set exactly when status is agent_error or infra_error, of the matching kind (`episodeRecordProblem`). */
   error: EpisodeErrorSchema.optional(),
 });
+
+/**
+ * What the schema alone cannot say (it stays a plain object, so other records can extend or pick from it):
+ * an error exactly when the status is an error, of the matching kind. Undefined when consistent.
+ */
+export function episodeRecordProblem(record: Pick<EpisodeRecord, 'status' | 'error'>): string | undefined {
+  const expected = record.status === 'agent_error' ? 'agent' : record.status === 'infra_error' ? 'infra' : undefined;
+  if (record.error?.kind === expected) return undefined;
+  return `error: status ${record.status} ${expected ? `needs an error of kind ${expected}` : 'has no error'}`;
+}
 
 /** An episode line as versions before the typed record wrote it: no work unit, errors as text. */
 const LegacyEpisodeSchema = z.object({
@@ -381,11 +391,8 @@ export function parseEpisodeLine(text: string): { record: EpisodeRecord } | { re
   if ('work_unit' in value) {
     const parsed = EpisodeRecordSchema.safeParse(value);
     if (!parsed.success) return { reason: `not an episode record: ${issuesText(parsed.error)}` };
-    const record = parsed.data;
-    if ((record.status === 'agent_error' || record.status === 'infra_error') !== (record.error !== undefined)) {
-      return { reason: `not an episode record: status ${record.status} ${record.error ? 'with' : 'without'} an error` };
-    }
-    return { record };
+    const problem = episodeRecordProblem(parsed.data);
+    return problem ? { reason: `not an episode record: ${problem}` } : { record: parsed.data };
   }
   const legacy = LegacyEpisodeSchema.safeParse(value);
   if (!legacy.success) return { reason: `not an episode record of any version: ${issuesText(legacy.error)}` };
@@ -524,7 +531,7 @@ export interface StoredRun {
 
 /** A run open for appending (created, or resumed). */
 export interface WritableRun extends StoredRun {
-  /** Appends one finished episode and makes it durable (fsync) before returning. */
+  /** Appends one finished episode and makes it durable (fsync) before returning; refuses an invalid record. */
   append(record: EpisodeRecord): void;
   /** Writes checks.json (atomically). */
   writeChecks(checks: readonly CheckRecord[]): void;
@@ -550,6 +557,10 @@ class RunFolder implements WritableRun {
   }
 
   append(record: EpisodeRecord): void {
+    // Nothing goes into the journal that its readers would refuse.
+    const parsed = EpisodeRecordSchema.safeParse(record);
+    const problem = parsed.success ? episodeRecordProblem(parsed.data) : issuesText(parsed.error);
+    if (problem) throw new RunStoreError(`${join(this.directory, EPISODES_FILE)}: refused to append an invalid episode record: ${problem}`, join(this.directory, EPISODES_FILE), 'invalid');
     const fd = openSync(join(this.directory, EPISODES_FILE), 'a');
     try {
       writeSync(fd, `${JSON.stringify(record)}\n`);
