@@ -18,7 +18,7 @@ import { readText } from '../tasks/files.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { lintTask } from '../tasks/lint.ts';
 import type { Task } from '../tasks/model.ts';
-import { readAttestations, taskFilesIn, type Attestation } from './attest.ts';
+import { readAttestations, taskFilesIn } from './attest.ts';
 import { hashedRandom, seededShuffle } from './perturb.ts';
 import { isBatchFolder, primaryNamespace, reviewedCandidates, type ReviewedTask } from './review.ts';
 
