@@ -169,7 +169,7 @@ async function withSecrets<T>(body: () => Promise<T>): Promise<T> {
 }
 
 function answerOf(result: EpisodeResult): Record<string, unknown> {
-  assert.equal(result.agent_error, undefined, `the probe ran to its end: ${result.agent_error}`);
+  assert.equal(result.error, undefined, `the probe ran to its end: ${result.error?.message}`);
   assert.ok(result.answer, 'the probe answered');
   return JSON.parse(result.answer!) as Record<string, unknown>;
 }
@@ -287,7 +287,7 @@ const post = (body, session) => new Promise((res, rej) => {
   try {
     const agent = createCommandAgent({ command: [process.execPath, 'runaway.cjs'], sandbox: { backend: 'bwrap', dir }, timeoutMs: 45_000, killGraceMs: 100 });
     const result = await episode(agent);
-    assert.match(result.agent_error ?? '', new RegExp(`${CALLS_PAST_BUDGET} past max_steps \\(${task.max_steps}\\), and kept calling: the episode was ended`));
+    assert.match(result.error?.message ?? '', new RegExp(`${CALLS_PAST_BUDGET} past max_steps \\(${task.max_steps}\\), and kept calling: the episode was ended`));
     assert.equal(result.calls.length, task.max_steps + CALLS_PAST_BUDGET, 'the trace stops at the limit');
     assert.equal(result.status, 'failed');
     assert.ok(JSON.stringify(result).length < 2_000_000, 'one bounded journal line');
@@ -317,7 +317,7 @@ const call = (id, method, params) => new Promise((res) => { waiting.set(id, res)
   try {
     const agent = createCommandAgent({ command: [process.execPath, 'stdio-agent.cjs'], sandbox: { backend: 'bwrap', dir }, gateway: 'stdio', timeoutMs: 45_000 });
     const result = await episode(agent);
-    assert.equal(result.agent_error, undefined);
+    assert.equal(result.error, undefined);
     assert.equal(result.answer, `${task.available_tools.length} tools; found`);
     assert.deepEqual(result.calls.map((c) => [c.tool, c.status]), [['travel_search_flights', 'ok']]);
   } finally {
@@ -337,11 +337,12 @@ test('mcpbench run: --agent-env passes only the named variable; --agent-sandbox 
       ),
     );
     assert.equal(code, 0, stderr);
-    assert.match(stderr, /warning: --agent-sandbox none: the command agent runs as a plain process/);
+    assert.ok(stderr.includes(`warning: ${AGENT_SANDBOX_NONE_WARNING}\n`), stderr);
     const runDir = join(work, 'runs', readdirSync(join(work, 'runs'))[0]!);
     const config = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
     assert.deepEqual(config.warnings, [AGENT_SANDBOX_NONE_WARNING]);
-    assert.deepEqual(config.agent_options.agentEnv, ['OPENAI_API_KEY'], 'recorded by name');
+    assert.deepEqual(config.agent_options.passEnv, ['OPENAI_API_KEY'], 'recorded by name');
+    assert.equal(config.agent_options.dir, work, 'its folder recorded as an absolute path');
     assert.doesNotMatch(readFileSync(join(runDir, 'run.json'), 'utf8'), new RegExp(SECRETS.OPENAI_API_KEY), 'never by value');
     const [result] = readFileSync(join(runDir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EpisodeResult);
     assert.equal(result!.answer, 'OPENAI_API_KEY', 'the named key and nothing else');
@@ -354,9 +355,10 @@ test('mcpbench run: an unset --agent-env variable and a malformed --agent-allow-
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-usage-'));
   try {
     const cases: [string[], RegExp][] = [
-      [['--agent-env', 'MCPBENCH_SURELY_UNSET_VARIABLE'], /--agent-env MCPBENCH_SURELY_UNSET_VARIABLE: MCPBENCH_SURELY_UNSET_VARIABLE is not set/],
-      [['--agent-allow-host', 'api.example.com'], /--agent-allow-host api\.example\.com: use host:port/],
-      [['--agent-sandbox', 'none', '--agent-allow-host', 'api.example.com:443'], /--agent-allow-host needs a confined agent/],
+      [['--agent-env', 'MCPBENCH_SURELY_UNSET_VARIABLE'], /option passEnv: MCPBENCH_SURELY_UNSET_VARIABLE is not set in this environment \(set it with --agent-env\)/],
+      [['--agent-env', 'MCPBENCH_SET_KEY'], /option passEnv: MCPBENCH_SET_KEY \(the set key\) never reaches an agent \(set it with --agent-env\)/],
+      [['--agent-allow-host', 'api.example.com'], /option allowHosts: use host:port, e\.g\. api\.openai\.com:443 .*\(set it with --agent-allow-host\)/],
+      [['--agent-sandbox', 'none', '--agent-allow-host', 'api.example.com:443'], /allowed hosts need a confined agent.*\(set it with --agent-allow-host\)/],
     ];
     for (const [flags, message] of cases) {
       let stderr = '';

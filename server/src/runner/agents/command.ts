@@ -36,8 +36,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AGENT_ETC, AGENT_LIMITS, nodeFolders, prepareWritable, sandboxed, sandboxIdentity, type Confinement, type SandboxBackend } from '../sandbox.ts';
-import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
+import { AGENT_ETC, AGENT_LIMITS, defaultBackend, nodeFolders, prepareWritable, sandboxed, sandboxIdentity, type Confinement, type SandboxBackend } from '../sandbox.ts';
+import { AgentError, AgentOptionsError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
+import type { AgentCreateContext } from './registry.ts';
 import { EgressProxy, parseAllowHost } from './egress.ts';
 import { agentDeadlineMs, buildAgentRequest, tail } from './endpoint.ts';
 
@@ -123,58 +124,55 @@ export function agentEnvironment(scratch: string, named: Record<string, string> 
   return { ...env, HOME: scratch, MCPBENCH_SCRATCH: scratch, ...named };
 }
 
-/** A command agent that cannot be set up as asked (an unset --agent-env variable, a bad allowed host). */
-export class AgentSetupError extends Error {}
-
 export const AGENT_SANDBOX_NONE_WARNING =
-  '--agent-sandbox none: the command agent runs as a plain process; it can read every file this user can (the checkout, the task files) and reach the network; only its environment is allow-listed';
+  'the command agent is not confined (sandbox none): it runs as a plain process, reads every file this user can (the checkout, the task files) and reaches the network; only its environment is allow-listed';
 
-export interface CommandAgentSetup {
-  command: string[] | string;
-  /** The backend it runs in; `none` (or `process`): a plain process. */
-  sandbox: SandboxBackend | 'none';
-  /** Its folder (absolute). */
-  dir: string;
-  /** Names of the runner's variables it gets. */
-  passEnv: readonly string[];
+/** Where a command agent can run: a sandbox backend, or `none` (a plain process, with a warning). */
+export const AGENT_SANDBOXES = ['bwrap', 'docker', 'podman', 'process', 'none'] as const;
+
+/** The command agent's options as its descriptor (agents/registry.ts) reads them and run.json records them. */
+export type CommandAgentChoices = {
+  /** The program and its arguments, run by `/bin/sh -c`. */
+  command: string;
+  /** The backend it runs in (default: the run's); `none` or `process`: a plain process. */
+  sandbox?: (typeof AGENT_SANDBOXES)[number];
+  /** Names of the runner's variables it gets (never their values: those are read when it is created). */
+  passEnv?: string[];
+  /** Its folder (settled to an absolute path; default: the current directory). */
+  dir?: string;
   /** `host:port` entries its egress proxy reaches. */
-  allowHosts: readonly string[];
-  gateway: 'http' | 'stdio';
-  /** The run's task files (a sealed set's entries as `<file>#<path>`): those in its folder are hidden. */
-  taskFiles: readonly string[];
-}
+  allowHosts?: string[];
+  gateway?: 'http' | 'stdio';
+};
 
 /**
- * A command agent as a run sets it up: confined unless `none`, the named variables passed (an unset one is
- * an AgentSetupError), the run's task files in its folder hidden; with the warning a run must record when it
- * is not confined, or (as root) cannot run as nobody.
+ * A command agent as a run sets it up: confined by the run's backend unless its options say `none`, the named
+ * variables passed from the context's environment (an unset one is an AgentOptionsError), the run's task files
+ * in its folder hidden. Warns (run.json records it) when it is not confined, or (as root) cannot run as nobody.
  */
-export function commandAgentFor(setup: CommandAgentSetup, from: NodeJS.ProcessEnv = process.env): { agent: Agent; warning?: string } {
+export function commandAgentFor(options: CommandAgentChoices, context: AgentCreateContext): Agent {
   const env: Record<string, string> = {};
-  for (const name of setup.passEnv) {
-    const value = from[name];
-    if (value === undefined) throw new AgentSetupError(`--agent-env ${name}: ${name} is not set in this environment`);
+  for (const name of options.passEnv ?? []) {
+    const value = context.env[name];
+    if (value === undefined) throw new AgentOptionsError('command', 'passEnv', `the command agent option passEnv: ${name} is not set in this environment`);
     env[name] = value;
   }
-  const base = { command: setup.command, cwd: setup.dir, env, gateway: setup.gateway };
-  if (setup.sandbox === 'none' || setup.sandbox === 'process') {
-    if (setup.allowHosts.length) throw new AgentSetupError('--agent-allow-host needs a confined agent: it has no effect with --agent-sandbox none (or the process backend)');
-    return { agent: createCommandAgent(base), warning: AGENT_SANDBOX_NONE_WARNING };
+  const dir = resolve(context.cwd ?? process.cwd(), options.dir ?? '.');
+  const sandbox = options.sandbox ?? context.backend ?? defaultBackend();
+  const allowHosts = (options.allowHosts ?? []).map(parseAllowHost);
+  const base = { command: options.command, cwd: dir, env, gateway: options.gateway ?? 'http' };
+  if (sandbox === 'none' || sandbox === 'process') {
+    if (allowHosts.length) throw new AgentOptionsError('command', 'allowHosts', 'the command agent option allowHosts: allowed hosts need a confined agent; a plain process (sandbox none, or the process backend) reaches the network anyway');
+    context.warn(AGENT_SANDBOX_NONE_WARNING);
+    return createCommandAgent(base);
   }
-  let allowHosts: string[];
-  try {
-    allowHosts = setup.allowHosts.map(parseAllowHost);
-  } catch (error) {
-    throw new AgentSetupError((error as Error).message);
-  }
-  const files = [...new Set(setup.taskFiles.map((file) => file.split('#')[0]!))];
-  const hidden = files.filter((file) => file.startsWith(`${setup.dir}/`));
+  const files = [...new Set((context.taskFiles ?? []).map((file) => file.split('#')[0]!))];
+  const hidden = files.filter((file) => file.startsWith(`${dir}/`));
   // As root, the sandbox runs as nobody only if nobody can reach the agent's folder; else say what is lost.
-  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), setup.dir], writable: [] });
+  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), dir], writable: [] });
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const warning = root && !identity.dropToNobody ? `the command agent ${identity.note}: make ${setup.dir} readable by other users (chmod o+rx) to limit it` : undefined;
-  const agent = createCommandAgent({ ...base, sandbox: { backend: setup.sandbox, dir: setup.dir, allowHosts, hidden } });
-  return { agent, ...(warning ? { warning } : {}) };
+  if (root && !identity.dropToNobody) context.warn(`the command agent ${identity.note}: make ${dir} readable by other users (chmod o+rx) to limit it`);
+  return createCommandAgent({ ...base, sandbox: { backend: sandbox, dir, allowHosts, hidden } });
 }
 
 export function createCommandAgent(options: CommandAgentOptions): Agent {
@@ -338,13 +336,18 @@ function runProcess(
       if (pending) takeLine(pending);
       const status = exit ?? { code, signal };
       if (stopping === 'abort') return reject(context.signal.reason);
+      const ended = { exited: true, exit_code: status.code, signal: status.signal, ...(stderr.trim() ? { stderr_tail: tail(stderr) } : {}) };
       if (stopping === 'timeout') {
-        return reject(new Error(`command agent: timed out after ${deadlineMs} ms and was killed${stderrNote(stderr)}`));
+        const reason = `command agent: timed out after ${deadlineMs} ms and was killed`;
+        return reject(new AgentError('agent-timeout', reason, ended, reason + stderrNote(stderr)));
       }
-      if (spawnError) return reject(new Error(`command agent: could not start ${program}: ${spawnError.message}`));
+      if (spawnError) {
+        const reason = `command agent: could not start ${program}: ${spawnError.message}`;
+        return reject(new AgentError('agent-spawn', reason, { exited: true }));
+      }
       if (status.code !== 0) {
         const how = status.code === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.code}`;
-        return reject(new Error(`command agent ${how}${stderrNote(stderr)}`));
+        return reject(new AgentError('agent-exit', `command agent ${how}`, ended, `command agent ${how}${stderrNote(stderr)}`));
       }
       resolvePromise(answer !== undefined ? { answer } : {});
     });

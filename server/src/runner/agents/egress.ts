@@ -10,31 +10,31 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { createProxy } from 'proxy';
+import type { EgressRecord } from '../store.ts';
 
-/** One connection attempt through the proxy. */
-export interface EgressRecord {
-  /** Milliseconds since the proxy started. */
-  at_ms: number;
-  /** `CONNECT` for a tunnel (HTTPS), else the HTTP method of a plain request. */
-  method: string;
-  host: string;
-  port: number;
-  allowed: boolean;
-  /** Why it was refused. */
-  reason?: string;
-}
+export type { EgressRecord } from '../store.ts';
 
 /** Attempts recorded at most per episode (the count of the rest is kept). */
 export const MAX_EGRESS_RECORDS = 200;
 
 export class AllowHostError extends Error {}
 
-/** `host:port` (IPv6 as `[::1]:8080`), lower-cased; a bad entry is a usage error. */
-export function parseAllowHost(entry: string): string {
+export const ALLOW_HOST_FORMAT = 'use host:port, e.g. api.openai.com:443 or 127.0.0.1:8080';
+
+/** `host:port` (IPv6 as `[::1]:8080`), lower-cased; undefined when `entry` is not one. */
+function normalAllowHost(entry: string): string | undefined {
   const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry.trim());
   const port = match ? Number(match[2]) : NaN;
-  if (!match || port < 1 || port > 65535) throw new AllowHostError(`--agent-allow-host ${entry}: use host:port, e.g. api.openai.com:443 or 127.0.0.1:8080`);
-  return `${match[1]!.toLowerCase()}:${port}`;
+  return match && port >= 1 && port <= 65535 ? `${match[1]!.toLowerCase()}:${port}` : undefined;
+}
+
+export const isAllowHost = (entry: string): boolean => normalAllowHost(entry) !== undefined;
+
+/** `host:port` (IPv6 as `[::1]:8080`), lower-cased; a bad entry throws AllowHostError. */
+export function parseAllowHost(entry: string): string {
+  const host = normalAllowHost(entry);
+  if (host === undefined) throw new AllowHostError(`allowed host ${entry}: ${ALLOW_HOST_FORMAT}`);
+  return host;
 }
 
 /** The target of a proxy request: CONNECT's `host:port`, or an absolute URI's host and port. */
