@@ -287,12 +287,39 @@ const post = (body, session) => new Promise((res, rej) => {
   try {
     const agent = createCommandAgent({ command: [process.execPath, 'runaway.cjs'], sandbox: { backend: 'bwrap', dir }, timeoutMs: 45_000, killGraceMs: 100 });
     const result = await episode(agent);
+    // Ended by the gateway, and the record says why: an agent error of its own code, with what became of the process.
+    assert.equal(result.status, 'agent_error');
+    assert.equal(result.passed, false);
+    assert.equal(result.error?.kind, 'agent');
+    assert.equal(result.error?.code, 'agent-runaway');
     assert.match(result.error?.message ?? '', new RegExp(`${CALLS_PAST_BUDGET} past max_steps \\(${task.max_steps}\\), and kept calling: the episode was ended`));
+    assert.equal(result.error?.exited, true, 'its whole sandbox was stopped');
     assert.equal(result.calls.length, task.max_steps + CALLS_PAST_BUDGET, 'the trace stops at the limit');
-    assert.equal(result.status, 'failed');
     assert.ok(JSON.stringify(result).length < 2_000_000, 'one bounded journal line');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a confined agent whose sandbox cannot be built is an infrastructure error (ours: retried, never scored), not the agent\'s', { skip, timeout: 60_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-no-sandbox-'));
+  try {
+    // A sandbox that fails before the agent starts: bubblewrap cannot hide a file that is not there in a
+    // folder it binds read-only.
+    const broken = createCommandAgent({ command: ['/bin/false'], sandbox: { backend: 'bwrap', dir: work, hidden: [join(work, 'missing.json')] }, timeoutMs: 30_000 });
+    const failed = await episode(broken);
+    assert.equal(failed.status, 'infra_error');
+    assert.equal(failed.error?.kind, 'infra');
+    assert.equal(failed.error?.code, 'agent-sandbox');
+    assert.match(failed.error?.message ?? '', /the command agent's bwrap sandbox ended before the agent started \(exit code \d+\)/);
+    assert.match(failed.error?.stderr_tail ?? '', /missing\.json/, "bubblewrap's own words are kept");
+    // The same agent program in a sandbox that comes up fails as the agent's own: an agent error.
+    const exited = await episode(createCommandAgent({ command: ['/bin/false'], sandbox: { backend: 'bwrap', dir: work }, timeoutMs: 30_000 }));
+    assert.equal(exited.status, 'agent_error');
+    assert.equal(exited.error?.code, 'agent-exit');
+    assert.equal(exited.error?.exit_code, 1);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 });
 
@@ -358,6 +385,7 @@ test('mcpbench run: an unset --agent-env variable and a malformed --agent-allow-
       [['--agent-env', 'MCPBENCH_SURELY_UNSET_VARIABLE'], /option passEnv: MCPBENCH_SURELY_UNSET_VARIABLE is not set in this environment \(set it with --agent-env\)/],
       [['--agent-env', 'MCPBENCH_SET_KEY'], /option passEnv: MCPBENCH_SET_KEY \(the set key\) never reaches an agent \(set it with --agent-env\)/],
       [['--agent-allow-host', 'api.example.com'], /option allowHosts: use host:port, e\.g\. api\.openai\.com:443 .*\(set it with --agent-allow-host\)/],
+      [['--agent-dir', 'nowhere'], /option dir: \S+nowhere is not a folder \(set it with --agent-dir\)/],
       [['--agent-sandbox', 'none', '--agent-allow-host', 'api.example.com:443'], /allowed hosts need a confined agent.*\(set it with --agent-allow-host\)/],
     ];
     for (const [flags, message] of cases) {

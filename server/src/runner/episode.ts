@@ -14,7 +14,7 @@ import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
 import { taskNamespaces } from '../tasks/model.ts';
-import { AgentError, type Agent } from './agents/agent.ts';
+import { AgentError, AgentSetupError, type Agent } from './agents/agent.ts';
 import { describe } from './agents/endpoint.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
@@ -81,9 +81,9 @@ export function removeLeftoverSandboxes(runId: string, temporary = tmpdir()): nu
   return removed;
 }
 
-/** The record of whatever an agent's run threw: its AgentError fields, or its message. */
+/** The record of whatever an agent's run threw: its AgentError (or AgentSetupError: ours) fields, or its message. */
 function agentErrorRecord(error: unknown): EpisodeError {
-  if (error instanceof AgentError) return error.toRecord();
+  if (error instanceof AgentError || error instanceof AgentSetupError) return error.toRecord();
   return { kind: 'agent', code: 'agent-exception', message: describe(error) };
 }
 
@@ -206,13 +206,13 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         emit({ type: 'call', run_id: env.runId, work_unit: workUnit, key, call });
         if (call.fault) emit({ type: 'fault', run_id: env.runId, work_unit: workUnit, key, call_index: call.index, fault: call.fault });
       },
-      onRunaway: (message) => controller.abort(new Error(message)),
+      onRunaway: (message) => controller.abort(new AgentError('agent-runaway', message)),
     });
     const { url } = await gateway.listen();
     const served = gateway;
 
     const timeoutMs = (task.timeout_s ?? DEFAULT_EPISODE_TIMEOUT_S) * 1000;
-    const timer = setTimeout(() => controller.abort(new Error(`the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+    const timer = setTimeout(() => controller.abort(new AgentError('agent-timeout', `the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
     let answer: string | undefined;
@@ -224,22 +224,29 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams) },
         variant: key.variant,
         signal: controller.signal,
+        workspace: root,
         onEgress: (record) => egress.push(record),
       });
       answer = outcome.answer;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      agentError = controller.signal.aborted
-        ? { ...agentErrorRecord(error), code: 'agent-timeout', message: `the agent did not finish within ${timeoutMs / 1000} s` }
-        : agentErrorRecord(error);
+      // Ended by the episode (its timeout, or the gateway ending a runaway): why, typed, with whatever the
+      // agent's own error says of its process (exit code, stderr).
+      const ended: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+      agentError = ended instanceof AgentError ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
       env.signal?.removeEventListener('abort', onInterrupt);
     }
+    // The gateway ended a runaway agent that returned anyway (it ignored the abort): ended all the same.
+    const runaway = gateway.runaway();
+    if (runaway !== undefined && agentError === undefined) agentError = new AgentError('agent-runaway', runaway).toRecord();
 
     await gateway.close();
     const infra = gateway.infraError();
     if (infra) return infraResult(infra.toRecord());
+    // We could not set the agent up (its sandbox): ours, retried.
+    if (agentError?.kind === 'infra') return infraResult(agentError);
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);

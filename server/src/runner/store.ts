@@ -131,15 +131,17 @@ export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
  *   `agent-spawn` (could not be started), `agent-http` (its endpoint answered an HTTP error),
  *   `agent-unreachable` (its endpoint could not be reached), `agent-response` (an answer that breaks the
  *   protocol: not JSON, wrong types), `model-endpoint` (the model API it calls failed), `agent-exception`
- *   (an in-process agent threw).
+ *   (an in-process agent threw), `agent-runaway` (it kept calling tools past its budget, CALLS_PAST_BUDGET
+ *   calls past max_steps, and the gateway ended the episode).
  * - infra: `server-start` (a server did not start), `server-exited` (a server died during the episode),
  *   `server-timeout` (a server stopped answering), `server-failed` (another server failure),
- *   `state-seed` / `state-read` (the initial state could not be written, the end state read), `harness`
- *   (anything else on our side).
+ *   `state-seed` / `state-read` (the initial state could not be written, the end state read),
+ *   `agent-sandbox` (the runner could not build a confined agent's sandbox: its backend did not start, or
+ *   its sockets or egress proxy could not be set up), `harness` (anything else on our side).
  * - `legacy`: an error recorded as text by a version before errors were typed.
  */
-export const AGENT_ERROR_CODES = ['agent-exit', 'agent-timeout', 'agent-spawn', 'agent-http', 'agent-unreachable', 'agent-response', 'model-endpoint', 'agent-exception'] as const;
-export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'harness'] as const;
+export const AGENT_ERROR_CODES = ['agent-exit', 'agent-timeout', 'agent-spawn', 'agent-http', 'agent-unreachable', 'agent-response', 'model-endpoint', 'agent-exception', 'agent-runaway'] as const;
+export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'agent-sandbox', 'harness'] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[number];
 

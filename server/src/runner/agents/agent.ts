@@ -6,7 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Task } from '../../tasks/model.ts';
-import type { AgentErrorCode, EgressRecord, EpisodeError } from '../store.ts';
+import type { AgentErrorCode, EgressRecord, EpisodeError, InfraErrorCode } from '../store.ts';
 
 export interface AgentContext {
   task: Task;
@@ -22,6 +22,11 @@ export interface AgentContext {
     /** Serves one MCP connection over an agent process's stdio (its stdout in, its stdin out). */
     serveStdio?(streams: { stdin: Readable; stdout: Writable }): Promise<void>;
   };
+  /**
+   * A folder of the episode's for the agent's own files (a process agent's sockets and scratch): removed with
+   * the episode, and by a resumed run when a killed one left it.
+   */
+  workspace?: string;
   /** Records a connection attempt of the agent through its egress proxy in the episode's trace. */
   onEgress?: (record: EgressRecord) => void;
   /** For the reference agent: which sequence to replay (`reference:0`, `counterexample:1`). */
@@ -58,6 +63,27 @@ export class AgentError extends Error {
 }
 
 /**
+ * The runner could not set an agent up: a confined agent's sandbox did not come up, or its sockets or egress
+ * proxy could not be made. Our side, so an infrastructure error (retried, never scored), never the agent's.
+ */
+export class AgentSetupError extends Error {
+  readonly kind = 'infra';
+  readonly code: InfraErrorCode = 'agent-sandbox';
+  constructor(
+    /** One sentence: what could not be set up. */
+    readonly reason: string,
+    readonly fields: Omit<EpisodeError, 'kind' | 'code' | 'message'> = {},
+    message: string = reason,
+  ) {
+    super(message);
+  }
+
+  toRecord(): EpisodeError {
+    return { kind: 'infra', code: this.code, message: this.reason, ...this.fields };
+  }
+}
+
+/**
  * Options that do not make a working agent (read before anything runs); `option` names the one at fault
  * (the CLI maps it to its flag). Re-exported by the registry.
  */
@@ -73,7 +99,7 @@ export class AgentOptionsError extends Error {
 
 export interface Agent {
   name: string;
-  /** Resolves with the final answer; rejects with an AgentError when the agent broke. */
+  /** Resolves with the final answer; rejects with an AgentError when the agent broke, an AgentSetupError when we could not set it up. */
   run(context: AgentContext): Promise<AgentOutcome>;
   /** Never calls a tool (the noop agent): its episodes seed and read the state without starting a server. */
   callsNoTools?: boolean;

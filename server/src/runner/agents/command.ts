@@ -33,14 +33,14 @@
  * that reaches only the allowed hosts (every attempt recorded in the trace).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_ETC, AGENT_LIMITS, defaultBackend, nodeFolders, prepareWritable, sandboxed, sandboxIdentity, type Confinement, type SandboxBackend } from '../sandbox.ts';
-import { AgentError, AgentOptionsError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
+import { AgentError, AgentOptionsError, AgentSetupError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import type { AgentCreateContext } from './registry.ts';
 import { EgressProxy, parseAllowHost } from './egress.ts';
-import { agentDeadlineMs, buildAgentRequest, tail } from './endpoint.ts';
+import { agentDeadlineMs, buildAgentRequest, describe, tail } from './endpoint.ts';
 
 export interface AgentSandboxOptions {
   backend: Exclude<SandboxBackend, 'process'>;
@@ -84,6 +84,11 @@ const PROXY_PORT = 41002;
 const SCRATCH_INSIDE = '/scratch';
 const SCRATCH_BYTES = 1024 * 1024 * 1024;
 
+/** The line the forwarder writes to stderr once the sandbox is up, before the agent starts. */
+const SANDBOX_READY = 'MCPBENCH_SANDBOX_READY';
+/** Longest Unix socket path used (the kernel's limit is 108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH = 100;
+
 /**
  * The forwarder that runs first inside the sandbox: it listens on the sandbox's loopback, pipes each
  * connection to its Unix socket, then runs the agent and exits as it does. Plain Node, no dependencies.
@@ -97,6 +102,8 @@ const count = Number(process.argv[1]);
 const forwards = process.argv.slice(2, 2 + count).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
 const argv = process.argv.slice(2 + count);
 const run = () => {
+  // The sandbox is up: from here on, what happens is the agent's (the runner reads this line off stderr).
+  process.stderr.write('${SANDBOX_READY}\\n');
   const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit' });
   child.on('error', (e) => { process.stderr.write('cannot start ' + argv[0] + ': ' + e.message + '\\n'); process.exit(127); });
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] || 9)));
@@ -158,6 +165,7 @@ export function commandAgentFor(options: CommandAgentChoices, context: AgentCrea
     env[name] = value;
   }
   const dir = resolve(context.cwd ?? process.cwd(), options.dir ?? '.');
+  if (!isFolder(dir)) throw new AgentOptionsError('command', 'dir', `the command agent option dir: ${dir} is not a folder`);
   const sandbox = options.sandbox ?? context.backend ?? defaultBackend();
   const allowHosts = (options.allowHosts ?? []).map(parseAllowHost);
   const base = { command: options.command, cwd: dir, env, gateway: options.gateway ?? 'http' };
@@ -187,7 +195,7 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
       const deadlineMs = agentDeadlineMs(context, options.timeoutMs);
       const request = buildAgentRequest(context, deadlineMs);
       // The runner's side of the agent: its sockets (confined) or its scratch folder (unconfined).
-      const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-'));
+      const work = mkdtempSync(join(workParent(context), 'agent-'));
       let proxy: EgressProxy | undefined;
       try {
         const confined = options.sandbox;
@@ -205,42 +213,47 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
         if (overStdio) env.MCPBENCH_GATEWAY = 'stdio';
         else if (!confined) env.MCPBENCH_GATEWAY_URL = request.gateway.url;
         if (confined) {
-          if (!context.gateway.listenSocket) throw new Error('command agent: this gateway cannot be served into a sandbox');
-          // Traversable by the sandbox's unprivileged user; the sockets in it are its only ways out.
-          chmodSync(work, 0o711);
-          const forwards: string[] = [];
-          if (!overStdio) {
-            await context.gateway.listenSocket(join(work, 'gateway.sock'));
-            chmodSync(join(work, 'gateway.sock'), 0o666);
-            forwards.push(`${GATEWAY_PORT}=${SOCKETS_INSIDE}/gateway.sock`);
-            env.MCPBENCH_GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}/mcp`;
-            request.gateway.url = env.MCPBENCH_GATEWAY_URL;
+          // Anything that fails here is ours: an infrastructure error, never the agent's.
+          try {
+            if (!context.gateway.listenSocket) throw new Error('this gateway cannot be served into a sandbox');
+            // Traversable by the sandbox's unprivileged user; the sockets in it are its only ways out.
+            chmodSync(work, 0o711);
+            const forwards: string[] = [];
+            if (!overStdio) {
+              await context.gateway.listenSocket(join(work, 'gateway.sock'));
+              chmodSync(join(work, 'gateway.sock'), 0o666);
+              forwards.push(`${GATEWAY_PORT}=${SOCKETS_INSIDE}/gateway.sock`);
+              env.MCPBENCH_GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}/mcp`;
+              request.gateway.url = env.MCPBENCH_GATEWAY_URL;
+            }
+            if (confined.allowHosts?.length) {
+              proxy = await EgressProxy.listen(join(work, 'proxy.sock'), confined.allowHosts, context.onEgress);
+              chmodSync(join(work, 'proxy.sock'), 0o666);
+              forwards.push(`${PROXY_PORT}=${SOCKETS_INSIDE}/proxy.sock`);
+              const url = `http://127.0.0.1:${PROXY_PORT}`;
+              Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' });
+            }
+            const dir = resolve(confined.dir);
+            const confinement: Confinement = {
+              cwd: dir,
+              writable: [],
+              // Node (for the forwarder) when it is not in a system folder, and the agent's own folder.
+              readOnly: [...nodeFolders(), dir],
+              mounts: [{ source: work, target: SOCKETS_INSIDE }],
+              hidden: [...(confined.hidden ?? [])],
+              scratch: { path: SCRATCH_INSIDE, bytes: SCRATCH_BYTES },
+              network: 'none',
+              etc: AGENT_ETC,
+              limits: AGENT_LIMITS,
+            };
+            prepareWritable(confinement, confined.backend);
+            spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, String(forwards.length), ...forwards, ...argv], env }, confinement) as typeof spec;
+            cwd = dir;
+          } catch (error) {
+            throw new AgentSetupError(`could not set up the command agent's ${confined.backend} sandbox: ${describe(error)}`);
           }
-          if (confined.allowHosts?.length) {
-            proxy = await EgressProxy.listen(join(work, 'proxy.sock'), confined.allowHosts, context.onEgress);
-            chmodSync(join(work, 'proxy.sock'), 0o666);
-            forwards.push(`${PROXY_PORT}=${SOCKETS_INSIDE}/proxy.sock`);
-            const url = `http://127.0.0.1:${PROXY_PORT}`;
-            Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' });
-          }
-          const dir = resolve(confined.dir);
-          const confinement: Confinement = {
-            cwd: dir,
-            writable: [],
-            // Node (for the forwarder) when it is not in a system folder, and the agent's own folder.
-            readOnly: [...nodeFolders(), dir],
-            mounts: [{ source: work, target: SOCKETS_INSIDE }],
-            hidden: [...(confined.hidden ?? [])],
-            scratch: { path: SCRATCH_INSIDE, bytes: SCRATCH_BYTES },
-            network: 'none',
-            etc: AGENT_ETC,
-            limits: AGENT_LIMITS,
-          };
-          prepareWritable(confinement, confined.backend);
-          spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, String(forwards.length), ...forwards, ...argv], env }, confinement) as typeof spec;
-          cwd = dir;
         }
-        return await runProcess(spec, cwd, context, request, deadlineMs, killGraceMs, overStdio, argv[0]!);
+        return await runProcess(spec, cwd, context, request, { deadlineMs, killGraceMs, overStdio, program: argv[0]!, ...(confined ? { sandbox: confined.backend } : {}) });
       } finally {
         await proxy?.close();
         rmSync(work, { recursive: true, force: true });
@@ -249,15 +262,36 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
   };
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Where the runner's side of an agent goes: the episode's workspace, unless its socket paths would be too long. */
+function workParent(context: AgentContext): string {
+  const workspace = context.workspace;
+  return workspace && Buffer.byteLength(join(workspace, 'agent-XXXXXX', 'gateway.sock')) <= MAX_SOCKET_PATH ? workspace : tmpdir();
+}
+
+interface ProcessSettings {
+  deadlineMs: number;
+  killGraceMs: number;
+  overStdio: boolean;
+  /** The agent's program (for messages). */
+  program: string;
+  /** The backend a confined agent runs in: until its forwarder says the sandbox is up, a failure is ours. */
+  sandbox?: string;
+}
+
 function runProcess(
   spec: { command: string; args: string[]; env: Record<string, string> },
   cwd: string | undefined,
   context: AgentContext,
   request: ReturnType<typeof buildAgentRequest>,
-  deadlineMs: number,
-  killGraceMs: number,
-  overStdio: boolean,
-  program: string,
+  { deadlineMs, killGraceMs, overStdio, program, sandbox }: ProcessSettings,
 ): Promise<AgentOutcome> {
   return new Promise<AgentOutcome>((resolvePromise, reject) => {
     const child = spawn(spec.command, spec.args, {
@@ -273,6 +307,7 @@ function runProcess(
     let stopping: 'abort' | 'timeout' | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let spawnError: Error | undefined;
+    let sandboxUp = sandbox === undefined;
     let graceTimer: NodeJS.Timeout | undefined;
 
     const takeLine = (line: string) => {
@@ -292,6 +327,10 @@ function runProcess(
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
+      if (!sandboxUp && stderr.includes(`${SANDBOX_READY}\n`)) {
+        sandboxUp = true;
+        stderr = stderr.replace(`${SANDBOX_READY}\n`, '');
+      }
     });
     // The agent need not read its stdin; a closed pipe is not an error.
     child.stdin.on('error', () => {});
@@ -335,8 +374,21 @@ function runProcess(
       context.signal.removeEventListener('abort', onAbort);
       if (pending) takeLine(pending);
       const status = exit ?? { code, signal };
-      if (stopping === 'abort') return reject(context.signal.reason);
       const ended = { exited: true, exit_code: status.code, signal: status.signal, ...(stderr.trim() ? { stderr_tail: tail(stderr) } : {}) };
+      if (stopping === 'abort') {
+        // Ended by the episode (timeout, a runaway): its reason, with what became of the process.
+        const reason: unknown = context.signal.reason;
+        return reject(reason instanceof AgentError ? new AgentError(reason.code, reason.reason, { ...ended, ...reason.fields }) : reason);
+      }
+      if (!sandboxUp) {
+        const how = spawnError
+          ? `could not be started (${spec.command}: ${spawnError.message})`
+          : stopping === 'timeout'
+            ? `did not come up within ${deadlineMs} ms`
+            : `ended before the agent started (${status.code === null ? `killed by ${status.signal ?? 'a signal'}` : `exit code ${status.code}`})`;
+        const reason = `the command agent's ${sandbox} sandbox ${how}`;
+        return reject(new AgentSetupError(reason, ended, reason + stderrNote(stderr)));
+      }
       if (stopping === 'timeout') {
         const reason = `command agent: timed out after ${deadlineMs} ms and was killed`;
         return reject(new AgentError('agent-timeout', reason, ended, reason + stderrNote(stderr)));
