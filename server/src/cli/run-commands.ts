@@ -14,7 +14,11 @@ import type { Task } from '../tasks/model.ts';
 import type { Agent } from '../runner/agents/agent.ts';
 import { createCommandAgent } from '../runner/agents/command.ts';
 import { createEndpointAgent } from '../runner/agents/endpoint.ts';
-import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
+import { createAnthropicAgent } from '../runner/agents/anthropic.ts';
+import { createOpenAIAgent } from '../runner/agents/openai.ts';
+import { MODEL_AGENTS, profileAgent, resolveModelSettings, SettingsError, type AgentConfig, type ModelAgentName, type ModelAgentSettings } from '../runner/agents/settings.ts';
+import type { ToolCallFormatOption } from '../runner/agents/tool-call-formats.ts';
+import { PriceFileError, readPriceFile } from '../runner/agents/usage.ts';
 import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
 import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
@@ -32,11 +36,27 @@ export interface CliIo {
 }
 
 export interface RunFlags {
-  agent: string;
+  /** Default: the --agent-config profile's agent, else reference. */
+  agent?: string;
   agentCommand?: string;
   endpoint?: string;
   model?: string;
   baseUrl?: string;
+  /** Model agents (openai, anthropic): a profile file and the settings flags, which override it. */
+  agentConfig?: string;
+  temperature?: number;
+  topP?: number;
+  modelSeed?: number;
+  maxTokens?: number;
+  maxTurns?: number;
+  requestTimeout?: number;
+  systemPrompt?: string;
+  extraBody?: Record<string, unknown>;
+  toolCallFormat?: ToolCallFormatOption;
+  prices?: string;
+  maxTokensPerEpisode?: number;
+  /** No new episode once the run's cost reaches this (in the price file's currency). */
+  maxCost?: number;
   faults: string;
   faultRate?: number;
   trials: number;
@@ -102,8 +122,48 @@ export function newRunId(prefix = 'run'): string {
   return `${prefix}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry'>): Agent {
-  switch (flags.agent) {
+/** The model-agent settings the flags give, under the profile file's keys. */
+function settingsFlags(flags: RunFlags): Partial<AgentConfig> {
+  return {
+    base_url: flags.baseUrl,
+    model: flags.model,
+    temperature: flags.temperature,
+    top_p: flags.topP,
+    seed: flags.modelSeed,
+    max_tokens: flags.maxTokens,
+    max_turns: flags.maxTurns,
+    request_timeout_s: flags.requestTimeout,
+    system_prompt_file: flags.systemPrompt,
+    extra_body: flags.extraBody,
+    tool_call_format: flags.toolCallFormat,
+    prices: flags.prices,
+    max_tokens_per_episode: flags.maxTokensPerEpisode,
+  };
+}
+
+const isModelAgent = (agent: string): agent is ModelAgentName => (MODEL_AGENTS as readonly string[]).includes(agent);
+
+/**
+ * A model agent's settings: recorded ones on resume (the key read again from the environment), otherwise
+ * flags over the profile over the environment. Warnings (a model without a price) go to stderr.
+ */
+function modelAgentSettings(agent: ModelAgentName, flags: RunFlags, io: CliIo, recorded?: ModelAgentSettings): { settings: ModelAgentSettings; apiKey?: string } {
+  if (recorded) {
+    const apiKey = process.env[recorded.api_key_env]?.trim();
+    return { settings: recorded, ...(apiKey ? { apiKey } : {}) };
+  }
+  try {
+    const { settings, apiKey, warnings } = resolveModelSettings(agent, { flags: settingsFlags(flags), ...(flags.agentConfig ? { configFile: flags.agentConfig } : {}), env: process.env, cwd: io.cwd });
+    for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+    return { settings, ...(apiKey ? { apiKey } : {}) };
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function createAgent(agent: string, flags: Pick<RunFlags, 'agentCommand' | 'endpoint' | 'retry' | 'prices'>, cwd: string, model?: { settings: ModelAgentSettings; apiKey?: string }): Agent {
+  switch (agent) {
     case 'reference':
       return createReferenceAgent({ retry: flags.retry });
     case 'noop':
@@ -113,23 +173,28 @@ function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint'
       return createCommandAgent({ command: flags.agentCommand });
     case 'endpoint':
       if (!flags.endpoint) throw new UsageError('--agent endpoint needs --endpoint <url>');
-      return createEndpointAgent({ url: flags.endpoint });
-    case 'openai': {
-      const overrides: { model?: string; baseUrl?: string } = {};
-      if (flags.model) overrides.model = flags.model;
-      if (flags.baseUrl) overrides.baseUrl = flags.baseUrl;
       try {
-        return createOpenAIAgent(openAIOptionsFromEnv(process.env, overrides));
+        // An endpoint may report its model's usage; --prices prices it by the model it names.
+        return createEndpointAgent({ url: flags.endpoint, ...(flags.prices ? { prices: readPriceFile(resolve(cwd, flags.prices)) } : {}) });
       } catch (error) {
-        throw new UsageError((error as Error).message);
+        if (error instanceof PriceFileError) throw new UsageError(`price file ${error.message}`);
+        throw error;
       }
+    case 'openai':
+    case 'anthropic': {
+      if (!model) throw new Error(`${agent} agent without settings`);
+      const runtime = model.apiKey ? { apiKey: model.apiKey } : {};
+      return agent === 'openai' ? createOpenAIAgent(model.settings, runtime) : createAnthropicAgent(model.settings, runtime);
     }
     default:
-      throw new UsageError(`unknown agent ${flags.agent}: use reference, noop, command, endpoint or openai`);
+      throw new UsageError(`unknown agent ${agent}: use reference, noop, command, endpoint, openai or anthropic`);
   }
 }
 
 export class UsageError extends Error {}
+
+/** `mcpbench run` stopped by --max-cost before every episode ran (resume it with a higher budget). */
+export const EXIT_BUDGET = 3;
 
 /** Progress on stderr, events on stdout; returns the onEvent callback and a `finish` to close the bar. */
 function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
@@ -195,6 +260,10 @@ export function formatScores(scores: Scores): string {
     `  hallucinated-tool rate  ${pct(scores.hallucinated_tool_rate.value)}  (${scores.hallucinated_tool_rate.numerator}/${scores.hallucinated_tool_rate.denominator} calls)`,
     `  recovery-from-error     ${pct(scores.recovery_rate.value)}  (${scores.recovery_rate.numerator}/${scores.recovery_rate.denominator} recovery episodes that saw an error)`,
   ];
+  if (scores.model || scores.malformed_call_rate.numerator > 0) {
+    lines.splice(5, 0, `  malformed-call rate     ${pct(scores.malformed_call_rate.value)}  (${scores.malformed_call_rate.numerator}/${scores.malformed_call_rate.denominator} attempted calls rejected before the gateway)`);
+  }
+  if (scores.model) lines.push(...formatModelScores(scores.model));
   for (const p of scores.pass_k) lines.push(`  pass^${p.k}${' '.repeat(Math.max(1, 18 - String(p.k).length))}${pct(p.value)}${ci(p.ci)}`);
   // The reliability surface, when the run spans more than one cell (several perturbation levels or profiles).
   const cells = [...new Map(scores.surface.map((c) => [JSON.stringify([c.perturbation, c.fault_profile]), c])).values()];
@@ -226,6 +295,30 @@ export function formatScores(scores: Scores): string {
     for (const b of scores.by_category) lines.push(`    ${b.key.padEnd(20)} ${pct(b.success_rate)}  (${b.passed}/${b.attempted})`);
   }
   return lines.join('\n') + '\n';
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** Tokens, cost, latency and call formats of the model agents of a run. */
+export function formatModelScores(m: NonNullable<Scores['model']>): string[] {
+  const money = (v: number) => `${m.currency ?? ''} ${v.toFixed(4)}`.trim();
+  const lines = [
+    `  tokens                  ${int(m.total_tokens)}  (prompt ${int(m.prompt_tokens)}, ${int(m.cached_tokens)} of them cached; completion ${int(m.completion_tokens)}) in ${int(m.requests)} requests, ${int(m.retries)} retried`,
+  ];
+  if (m.responses_without_usage > 0) lines.push(`                          ${int(m.responses_without_usage)} response(s) reported no usage: their tokens are not counted`);
+  if (m.tokens_per_passed !== null) lines.push(`  tokens per passed task  ${int(m.tokens_per_passed)}`);
+  lines.push(
+    m.cost === null
+      ? '  cost                    not counted (no price for the model: --prices FILE)'
+      : `  cost                    ${money(m.cost)}  (${m.cost_per_passed === null ? 'no passed task' : `${money(m.cost_per_passed)} per passed task`}${m.unpriced_episodes ? `; ${m.unpriced_episodes} episode(s) without a price not counted` : ''})`,
+  );
+  if (m.latency_per_turn_ms) {
+    const l = m.latency_per_turn_ms;
+    lines.push(`  model latency per turn  mean ${int(l.mean)} ms, p50 ${int(l.p50)} ms, p95 ${int(l.p95)} ms over ${int(l.turns)} turns`);
+  }
+  const formats = Object.entries(m.calls_by_format);
+  if (formats.length) lines.push(`  tool calls by format    ${formats.map(([format, n]) => `${format} ${int(n)}`).join(', ')}`);
+  return lines;
 }
 
 /**
@@ -279,11 +372,14 @@ async function paraphraseGoals(specs: EpisodeSpec[], endpoint: ParaphraseEndpoin
 export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
   const backend = flags.sandbox ?? defaultBackend();
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
-  let journal: Journal;
+  let journal: Journal | undefined;
   let tasks: LoadedTask[];
   let config: RunConfig;
   let levels: PerturbationLevel[];
   let paraphrase: ParaphraseConfig | undefined;
+  let agentName: string;
+  let model: { settings: ModelAgentSettings; apiKey?: string } | undefined;
+  let maxCost: number | undefined;
   if (flags.resume) {
     try {
       journal = Journal.resume(resolve(io.cwd, flags.resume));
@@ -292,10 +388,24 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     }
     config = journal.config;
     tasks = loadSet(config.task_files, registry);
+    // A resumed run keeps its settings; only its cost budget may be raised.
+    maxCost = flags.maxCost ?? config.max_cost;
     Object.assign(flags, { agent: config.agent, faults: config.fault_profile, trials: config.trials, seed: config.seed, perturb: config.perturbation, retry: config.retry }, config.agent_options ?? {});
+    agentName = config.agent;
+    if (isModelAgent(agentName)) model = modelAgentSettings(agentName, flags, io, config.agent_settings);
     levels = parsePerturbation(config.perturbation);
     paraphrase = config.paraphrase as ParaphraseConfig | undefined;
   } else {
+    try {
+      agentName = flags.agent ?? (flags.agentConfig ? profileAgent(resolve(io.cwd, flags.agentConfig), undefined) : undefined) ?? 'reference';
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (isModelAgent(agentName)) {
+      model = modelAgentSettings(agentName, flags, io);
+      model.settings.seed ??= flags.seed;
+    } else if (flags.agentConfig) throw new UsageError(`--agent-config is a profile for a model agent (--agent ${MODEL_AGENTS.join(' or ')}), not ${agentName}`);
+    maxCost = flags.maxCost;
     levels = parsePerturbation(flags.perturb);
     paraphrase = paraphraseConfig(flags, levels, process.env);
     tasks = loadSet(paths.length ? paths : ['tasks'], registry);
@@ -305,8 +415,10 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       created_at: new Date().toISOString(),
       task_files: tasks.map((t) => t.file),
       tasks: tasks.map((t) => t.task.id),
-      agent: flags.agent,
-      agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
+      agent: agentName,
+      agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, faultRate: flags.faultRate, ...(flags.prices && agentName === 'endpoint' ? { prices: resolve(io.cwd, flags.prices) } : {}) },
+      ...(model ? { agent_settings: model.settings } : {}),
+      ...(maxCost !== undefined ? { max_cost: maxCost } : {}),
       fault_profile: flags.faults,
       perturbation: levels.join(','),
       perturbations: levels,
@@ -318,15 +430,22 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       retry: Boolean(flags.retry),
       version,
     } as RunConfig;
-    journal = Journal.create(join(resolve(io.cwd, flags.out), runId), config);
   }
+  if (maxCost !== undefined && !model?.settings.prices?.model) {
+    throw new UsageError(
+      model
+        ? `--max-cost needs the price of ${model.settings.model}: pass --prices FILE (schemas/prices.schema.json) with an entry for it`
+        : `--max-cost counts what a model agent spends: use it with --agent ${MODEL_AGENTS.join(' or ')}`,
+    );
+  }
+  journal ??= Journal.create(join(resolve(io.cwd, flags.out), config.run_id), config);
   const profile = loadFaultProfile(flags.faults, io.cwd, flags.faultRate === undefined ? {} : { rate: flags.faultRate });
-  const agent = createAgent(flags);
+  const agent = createAgent(agentName, flags, io.cwd, model);
   // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and
   // the fault decisions (seed, task, trial, call) are the same at every level, so levels differ in the goal only.
   const specs = planRun(tasks, {
     agent,
-    variants: () => [flags.agent === 'reference' ? 'reference:0' : agent.name],
+    variants: () => [agentName === 'reference' ? 'reference:0' : agent.name],
     trials: flags.trials,
     profile,
     perturbation: levels,
@@ -338,7 +457,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   reporter.onEvent({ type: 'run-started', run_id: config.run_id, tasks: config.tasks, episodes: specs.length, agent: agent.name, fault_profile: profile.name, seed: flags.seed });
   if (already && flags.reporter !== 'jsonl') io.stderr(`resuming ${config.run_id}: ${already} of ${specs.length} episodes already recorded\n`);
   const interrupt = interruptSignal(io);
-  let outcome: { interrupted: boolean };
+  let outcome: Awaited<ReturnType<typeof executeRun>>;
   try {
     outcome = await executeRun(specs, {
       journal,
@@ -349,20 +468,29 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       backend,
       signal: interrupt.signal,
       onEvent: reporter.onEvent,
+      ...(maxCost !== undefined ? { maxCost } : {}),
     });
   } finally {
     reporter.finish();
     interrupt.dispose();
   }
   const scores = computeScores(journal.results(), { seed: flags.seed });
+  const stopped = outcome.costBudget;
+  if (stopped && flags.reporter !== 'jsonl') {
+    const currency = model?.settings.prices?.currency ?? '';
+    io.stderr(
+      `cost budget reached: ${currency} ${stopped.spent.toFixed(4)} spent of --max-cost ${stopped.max}; ${stopped.not_started} episode(s) not started.\n` +
+        `Resume with a higher budget: mcpbench run --resume ${journal.directory} --max-cost <more>\n`,
+    );
+  }
   if (flags.report && !outcome.interrupted) {
     const { files, warnings } = writeReport(journal.directory);
     for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
     if (flags.reporter !== 'jsonl') io.stderr(`report: ${files.html}\n`);
   }
-  reporter.onEvent({ type: 'run-finished', run_id: config.run_id, directory: journal.directory, scores });
+  reporter.onEvent({ type: 'run-finished', run_id: config.run_id, directory: journal.directory, scores, ...(stopped ? { stopped: { reason: 'cost_budget', ...stopped } } : {}) });
   if (flags.reporter !== 'jsonl') io.stdout(formatScores(scores) + `results: ${journal.directory}\n`);
-  return outcome.interrupted ? 130 : 0;
+  return outcome.interrupted ? 130 : stopped ? EXIT_BUDGET : 0;
 }
 
 export interface CheckFlags {

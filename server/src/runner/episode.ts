@@ -13,7 +13,8 @@ import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
-import type { Agent } from './agents/agent.ts';
+import { agentErrorInfo, type Agent, type AgentErrorInfo } from './agents/agent.ts';
+import { ModelMeter } from './agents/usage.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { startServer, type RunningServer } from './launch.ts';
@@ -59,6 +60,12 @@ export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo
     .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
 }
 
+/** The model fields of an episode record, when a model agent used the meter. */
+function modelFields(meter: ModelMeter): Pick<EpisodeResult, 'model' | 'malformed_calls'> {
+  const model = meter.record();
+  return model ? { model, malformed_calls: meter.malformed() } : {};
+}
+
 export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeResult> {
   const { task, key } = spec;
   const started = new Date();
@@ -86,8 +93,11 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
     ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
   };
+  // What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent).
+  const meter = new ModelMeter();
   const infraResult = (message: string): EpisodeResult => ({
     ...base,
+    ...modelFields(meter),
     status: 'infra_error',
     passed: false,
     tool_calls: gateway?.counts().tool_calls ?? 0,
@@ -163,13 +173,13 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
     let answer: string | undefined;
-    let agentError: string | undefined;
+    let agentError: AgentErrorInfo | undefined;
     try {
-      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal });
+      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal, seed: env.seed, trial: key.trial, meter });
       answer = outcome.answer;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      agentError = controller.signal.aborted ? String((controller.signal.reason as Error)?.message ?? controller.signal.reason) : (error as Error).message;
+      agentError = controller.signal.aborted ? agentErrorInfo(controller.signal.reason, true) : agentErrorInfo(error, false);
     } finally {
       clearTimeout(timer);
       env.signal?.removeEventListener('abort', onInterrupt);
@@ -194,10 +204,13 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer));
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
+    // An episode its token budget stopped has not finished its task, whatever the state says.
+    const passed = verdict.value === true && !budgetExceeded && agentError?.code !== 'token_budget';
     const result: EpisodeResult = {
       ...base,
-      status: verdict.value === true && !budgetExceeded ? 'passed' : 'failed',
-      passed: verdict.value === true && !budgetExceeded,
+      ...modelFields(meter),
+      status: passed ? 'passed' : 'failed',
+      passed,
       verdict,
       tool_calls: counts.tool_calls,
       unlisted_calls: counts.unlisted,
@@ -207,7 +220,10 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       duration_ms: performance.now() - t0,
     };
     if (answer !== undefined) result.answer = answer;
-    if (agentError !== undefined) result.agent_error = agentError;
+    if (agentError !== undefined) {
+      result.agent_error = agentError.message;
+      result.error = agentError;
+    }
     return result;
   } finally {
     await gateway?.close().catch(() => undefined);

@@ -6,6 +6,7 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ModelAgentSettings } from './agents/settings.ts';
 import type { EpisodeKey, EpisodeResult } from './types.ts';
 
 export const RUN_FILE = 'run.json';
@@ -20,6 +21,10 @@ export interface RunConfig {
   tasks: string[];
   agent: string;
   agent_options?: Record<string, unknown>;
+  /** A model agent's settings (openai, anthropic): endpoint, model, sampling, limits, prompt, prices; never a key. */
+  agent_settings?: ModelAgentSettings;
+  /** --max-cost when the run was started (a resume may raise it). */
+  max_cost?: number;
   fault_profile: string;
   /** The perturbation level, or several comma-separated (`none,light,medium`): each is in the episode keys. */
   perturbation: string;

@@ -126,6 +126,17 @@ export interface ExecuteOptions extends EpisodeEnvironment {
   concurrency: number;
   /** Further attempts of an episode that ended in an infrastructure error. */
   maxInfraRetries?: number;
+  /** No new episode starts once the recorded episodes cost this much (episodes under way finish). */
+  maxCost?: number;
+}
+
+/** Why a run stopped before its plan was done, other than an interruption. */
+export interface CostBudgetStop {
+  /** What the recorded episodes cost (every attempt), in the price file's currency. */
+  spent: number;
+  max: number;
+  /** Planned episodes never started. */
+  not_started: number;
 }
 
 /**
@@ -133,13 +144,19 @@ export interface ExecuteOptions extends EpisodeEnvironment {
  * time. Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
  * half-recorded).
  */
-export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean }> {
+export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean; costBudget?: CostBudgetStop }> {
   const queue = pendingSpecs(specs, options.journal);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
+  let spent = options.journal.results().reduce((sum, r) => sum + (r.model?.cost ?? 0), 0);
+  let overBudget = false;
   const worker = async () => {
     for (;;) {
       if (options.signal?.aborted) return;
+      if (options.maxCost !== undefined && spent >= options.maxCost) {
+        overBudget = true;
+        return;
+      }
       const spec = queue.shift();
       if (!spec) return;
       for (let attempt = 1; ; attempt++) {
@@ -155,11 +172,13 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
         }
         result.attempt = attempt;
         options.journal.append(result);
+        spent += result.model?.cost ?? 0;
         options.onEvent?.({ type: 'episode-finished', run_id: options.runId, result });
         if (result.status !== 'infra_error' || attempt > maxInfraRetries) break;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  return { interrupted: interrupted || Boolean(options.signal?.aborted) };
+  const stopped = interrupted || Boolean(options.signal?.aborted);
+  return { interrupted: stopped, ...(overBudget && !stopped && queue.length > 0 ? { costBudget: { spent, max: options.maxCost!, not_started: queue.length } } : {}) };
 }

@@ -4,6 +4,8 @@
  * so they change only with care (a field added is fine; a field renamed breaks old journals).
  */
 import type { NodeVerdict } from '../predicates/evaluate.ts';
+import type { AgentErrorInfo } from './agents/agent.ts';
+import type { ModelRecord } from './agents/usage.ts';
 
 /** The ReliabilityBench fault taxonomy (section 3.5 and Appendix B), made concrete for MCP calls. */
 export const FAULT_TYPES = [
@@ -121,6 +123,12 @@ export interface EpisodeResult extends EpisodeKey {
   infra_error?: string;
   /** Set when the agent itself failed (crashed, timed out, broke its protocol): an agent failure. */
   agent_error?: string;
+  /** The same failure, typed: its kind, code (`endpoint_5xx`, `token_budget` ...) and message. */
+  error?: AgentErrorInfo;
+  /** Tool calls the agent attempted but formed badly (no name, arguments not a JSON object): never sent to the gateway. */
+  malformed_calls?: number;
+  /** A model agent's tokens, cost, latency per turn and attempted calls (with their format). */
+  model?: ModelRecord;
   /** 1 for the first attempt; infrastructure failures are retried. */
   attempt: number;
   /** The goal the agent was shown, recorded when it was perturbed (or otherwise differs from the task's). */
@@ -136,4 +144,12 @@ export type RunEvent =
   | { type: 'call'; run_id: string; key: EpisodeKey; call: CallRecord }
   | { type: 'fault'; run_id: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
   | { type: 'episode-finished'; run_id: string; result: EpisodeResult }
-  | { type: 'run-finished'; run_id: string; directory: string; scores: unknown };
+  | { type: 'run-finished'; run_id: string; directory: string; scores: unknown; stopped?: RunStop };
+
+/** A run that ended before its plan was done because --max-cost was reached (resume with a higher one). */
+export interface RunStop {
+  reason: 'cost_budget';
+  spent: number;
+  max: number;
+  not_started: number;
+}

@@ -108,6 +108,22 @@ function episodeView(r: EpisodeResult, max: number) {
     goal: r.goal ?? null,
     perturbed: r.perturbed ?? null,
     infra_error: r.infra_error ?? null,
+    error: r.error ?? null,
+    model: r.model
+      ? {
+          model: r.model.model,
+          turns: r.model.turns,
+          requests: r.model.requests,
+          tokens: r.model.prompt_tokens + r.model.completion_tokens,
+          prompt_tokens: r.model.prompt_tokens,
+          completion_tokens: r.model.completion_tokens,
+          cost: r.model.cost,
+          currency: r.model.currency ?? null,
+          end: r.model.end ?? null,
+          malformed: r.malformed_calls ?? 0,
+          formats: [...new Set(r.model.calls.map((c) => c.format))],
+        }
+      : null,
     verdict: r.verdict ? verdictView(r.verdict, max) : null,
     calls: r.calls.map((c) => ({
       index: c.index,
@@ -157,6 +173,7 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
 </header>
 <main>
   <section id="summary" class="cards" aria-label="Scores"></section>
+  <section id="agent-settings" hidden><h2>Model agent settings</h2></section>
   <section id="warnings" hidden><h2>Warnings</h2><ul></ul></section>
   <section class="grid">
     <figure><figcaption>Success by server</figcaption><div class="plot" id="plot-namespace" data-mark="bar"></div></figure>
@@ -285,6 +302,29 @@ const CLIENT = String.raw`
   card('Hallucinated tools', pct(scores.hallucinated_tool_rate.value), scores.hallucinated_tool_rate.numerator + ' of ' + scores.hallucinated_tool_rate.denominator + ' calls');
   card('Recovery from error', pct(scores.recovery_rate.value), scores.recovery_rate.numerator + '/' + scores.recovery_rate.denominator + ' recovery episodes that saw an error');
   card('Infrastructure errors', String(e.infra_errors), e.infra_unresolved + ' unresolved after retries · not counted as failures');
+  const m = scores.model;
+  if (m || (scores.malformed_call_rate && scores.malformed_call_rate.numerator > 0)) {
+    card('Malformed calls', pct(scores.malformed_call_rate.value), scores.malformed_call_rate.numerator + ' of ' + scores.malformed_call_rate.denominator + ' attempted calls rejected before the gateway');
+  }
+  if (m) {
+    const int = (n) => Math.round(n).toLocaleString('en-US');
+    const money = (v) => (m.currency ? m.currency + ' ' : '') + v.toFixed(4);
+    card('Tokens', int(m.total_tokens), 'prompt ' + int(m.prompt_tokens) + ' (' + int(m.cached_tokens) + ' cached) · completion ' + int(m.completion_tokens) + ' · ' + int(m.requests) + ' requests' + (m.responses_without_usage ? ' · ' + m.responses_without_usage + ' without usage' : ''));
+    card('Cost', m.cost == null ? 'n/a' : money(m.cost), m.cost == null ? 'no price for the model (--prices FILE)' : (m.unpriced_episodes ? m.unpriced_episodes + ' episodes without a price' : 'all episodes priced'));
+    card('Cost per passed task', m.cost_per_passed == null ? 'n/a' : money(m.cost_per_passed), m.tokens_per_passed == null ? '' : int(m.tokens_per_passed) + ' tokens per passed task');
+    if (m.latency_per_turn_ms) card('Model latency per turn', int(m.latency_per_turn_ms.mean) + ' ms', 'p50 ' + int(m.latency_per_turn_ms.p50) + ' · p95 ' + int(m.latency_per_turn_ms.p95) + ' ms · ' + int(m.latency_per_turn_ms.turns) + ' turns');
+  }
+  if (config.agent_settings) {
+    const s = config.agent_settings;
+    const shown = ['base_url', 'model', 'temperature', 'top_p', 'seed', 'max_tokens', 'max_turns', 'request_timeout_s', 'tool_call_format', 'max_retries', 'max_tokens_per_episode', 'system_prompt_file']
+      .filter((k) => s[k] !== undefined).map((k) => k + ' ' + s[k]);
+    if (s.extra_body) shown.push('extra_body ' + JSON.stringify(s.extra_body));
+    if (s.prices) shown.push('prices ' + s.prices.file + (s.prices.model ? '' : ' (no price for the model)'));
+    if (config.max_cost !== undefined) shown.push('max_cost ' + config.max_cost);
+    const settings = document.getElementById('agent-settings');
+    settings.hidden = false;
+    settings.append(el('p', { class: 'muted', text: shown.join(' · ') }), el('details', {}, el('summary', { text: 'System prompt' }), el('pre', { class: 'answer', text: s.system_prompt })));
+  }
 
   if (data.warnings.length) {
     const section = document.getElementById('warnings');
@@ -403,6 +443,12 @@ const CLIENT = String.raw`
       if (applied.length) box.append(el('p', { class: 'muted', text: applied.join(' · ') }));
     }
     if (ep.infra_error) box.append(el('h4', { text: 'Infrastructure error' }), el('pre', { class: 'infra', text: ep.infra_error }));
+    if (ep.error) box.append(el('h4', { text: (ep.error.kind === 'infra' ? 'Infrastructure error: ' : 'Agent error: ') + ep.error.code }), el('pre', { class: 'infra', text: ep.error.message }));
+    if (ep.model) {
+      const m = ep.model;
+      box.append(el('p', { class: 'muted', text: m.model + ' · ' + m.turns + ' turns, ' + m.requests + ' requests · ' + m.tokens + ' tokens (prompt ' + m.prompt_tokens + ', completion ' + m.completion_tokens + ')' +
+        (m.cost == null ? '' : ' · ' + (m.currency ? m.currency + ' ' : '') + m.cost.toFixed(4)) + ' · ' + m.malformed + ' malformed calls' + (m.formats.length ? ' · formats ' + m.formats.join(', ') : '') + (m.end ? ' · ended: ' + m.end : '') }));
+    }
     const table = el('table', { class: 'calls' });
     table.append(el('thead', {}, el('tr', {}, ...['#', 'tool', 'status', 'fault', 'latency', 'arguments', 'result'].map((h) => el('th', { text: h })))));
     const body = el('tbody');
