@@ -9,7 +9,8 @@
  *
  *   npx tsx bench/agents/run.ts [--tasks N] [--protocol openai|anthropic] [--only TEXT]
  *
- * N tasks (default 20) are taken two per namespace folder of tasks/, in name order. SANDBOX=bwrap|process.
+ * N tasks (default 20) are taken round-robin over the namespace folders of tasks/, in name order, each with a goal
+ * of its own (the oracle knows a task by its goal). SANDBOX=bwrap|process.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -34,18 +35,30 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-/** Two tasks per namespace folder, in name order, until `count`. */
+/**
+ * Tasks round-robin over the namespace folders, in name order, until `count`. The oracle knows a task by its
+ * goal, so a task whose goal another picked task already has (variants of one template may differ only in
+ * their initial state) is skipped.
+ */
 function pickTasks(count: number): { file: string; task: Task }[] {
   const folders = readdirSync(join(root, 'tasks'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   const perFolder = folders.map((ns) => readdirSync(join(root, 'tasks', ns)).filter((f) => f.endsWith('.json')).sort().map((f) => join(root, 'tasks', ns, f)));
-  const picked: string[] = [];
-  for (let round = 0; picked.length < count && round < 50; round++) {
+  const picked: { file: string; task: Task }[] = [];
+  const goals = new Set<string>();
+  for (let round = 0; picked.length < count && round < 100; round++) {
     for (const files of perFolder) {
-      const file = files[round];
-      if (file && picked.length < count) picked.push(file);
+      let file: string | undefined;
+      // The next file of this folder whose goal is new.
+      while ((file = files.shift())) {
+        const task = JSON.parse(readFileSync(file, 'utf8')) as Task;
+        if (goals.has(task.goal)) continue;
+        goals.add(task.goal);
+        if (picked.length < count) picked.push({ file, task });
+        break;
+      }
     }
   }
-  return picked.map((file) => ({ file, task: JSON.parse(readFileSync(file, 'utf8')) as Task }));
+  return picked;
 }
 
 async function freePort(): Promise<number> {
@@ -132,7 +145,7 @@ async function main() {
         const unreported = m?.responses_without_usage ? ` (${m.responses_without_usage} responses without usage)` : '';
         const errors = [...row.codes.entries()].map(([code, n]) => `${code} ${n}`).join(', ') || '-';
         console.log(
-          `| ${protocol} | ${behaviour.name} | ${row.passed}/${row.scored} (${pct(row.passed, row.scored)}) | ${verdict} | ${reportTokens} / ${servedTokens}${equal ? '' : ' MISMATCH'}${unreported}${cut} | ${reportCost.toFixed(6)} / ${servedCost.toFixed(6)} | ${pct(row.scores.malformed_call_rate.numerator, row.scores.malformed_call_rate.denominator)} (${row.scores.malformed_call_rate.numerator}/${row.scores.malformed_call_rate.denominator}) | ${errors} | ${row.seconds.toFixed(0)} |`,
+          `| ${protocol} | ${behaviour.name.replace(/\|/g, '\\|')} | ${row.passed}/${row.scored} (${pct(row.passed, row.scored)}) | ${verdict} | ${reportTokens} / ${servedTokens}${equal ? '' : ' MISMATCH'}${unreported}${cut} | ${reportCost.toFixed(8)} / ${servedCost.toFixed(8)} | ${pct(row.scores.malformed_call_rate.numerator, row.scores.malformed_call_rate.denominator)} (${row.scores.malformed_call_rate.numerator}/${row.scores.malformed_call_rate.denominator}) | ${errors} | ${row.seconds.toFixed(0)} |`,
         );
       }
     }

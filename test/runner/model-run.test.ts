@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunConfig } from '../../server/src/runner/journal.ts';
@@ -149,6 +149,10 @@ test('--max-cost: no new episode once the budget is spent (exit 3, the run says 
       const refused = await runCli(['run', ...taskFiles, ...base, '--max-cost', '1', '--out', out, ...common], work);
       assert.equal(refused.status, 2, 'no price, no cost budget');
       assert.match(refused.stderr, /--max-cost needs the price of sim-1: pass --prices FILE/);
+      const misplaced = await runCli(['run', ...taskFiles, '--agent', 'reference', '--temperature', '0.2', '--request-timeout', '5', '--out', out, ...common], work);
+      assert.equal(misplaced.status, 2);
+      assert.match(misplaced.stderr, /--temperature, --request-timeout set a model agent's behaviour: use --agent openai or anthropic/);
+      assert.ok(!existsSync(out), 'nothing was run');
 
       const stopped = await runCli(['run', ...taskFiles, ...base, '--prices', 'prices.json', '--max-cost', '0.000001', '--concurrency', '1', '--out', out, '--sandbox', 'process', '--reporter', 'none'], work);
       assert.equal(stopped.status, 3, stopped.stderr);

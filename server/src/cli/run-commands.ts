@@ -141,6 +141,9 @@ function settingsFlags(flags: RunFlags): Partial<AgentConfig> {
   };
 }
 
+/** Profile keys whose flag is not the key in kebab case. */
+const FLAG_NAMES: Record<string, string> = { seed: 'model-seed', request_timeout_s: 'request-timeout', system_prompt_file: 'system-prompt' };
+
 const isModelAgent = (agent: string): agent is ModelAgentName => (MODEL_AGENTS as readonly string[]).includes(agent);
 
 /**
@@ -225,7 +228,7 @@ function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
       if (event.type !== 'episode-finished') return;
       const r = event.result;
       if (r.status !== 'infra_error') n++;
-      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : '';
+      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : r.error ? ` (${r.error.code})` : '';
       const perturbation = r.perturbation === 'none' ? '' : ` perturb=${r.perturbation}`;
       io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile}${perturbation} trial=${r.trial}${detail}\n`);
     },
@@ -405,6 +408,12 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       model = modelAgentSettings(agentName, flags, io);
       model.settings.seed ??= flags.seed;
     } else if (flags.agentConfig) throw new UsageError(`--agent-config is a profile for a model agent (--agent ${MODEL_AGENTS.join(' or ')}), not ${agentName}`);
+    else {
+      // --base-url and --model also name the paraphrase endpoint; the other settings only mean something to a model agent.
+      const { base_url: _url, model: _model, prices: _prices, ...rest } = settingsFlags(flags);
+      const given = Object.entries(rest).filter(([, v]) => v !== undefined).map(([key]) => `--${FLAG_NAMES[key] ?? key.replace(/_/g, '-')}`);
+      if (given.length) throw new UsageError(`${given.join(', ')} set${given.length === 1 ? 's' : ''} a model agent's behaviour: use --agent ${MODEL_AGENTS.join(' or ')}`);
+    }
     maxCost = flags.maxCost;
     levels = parsePerturbation(flags.perturb);
     paraphrase = paraphraseConfig(flags, levels, process.env);

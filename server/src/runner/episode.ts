@@ -188,6 +188,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     await gateway.close();
     const infra = gateway.infraError();
     if (infra) return infraResult(`a server failed during the episode: ${infra.message}`);
+    // The agent could not reach our own gateway: ours to retry, never the agent's failure.
+    if (agentError?.kind === 'infra') return { ...infraResult(agentError.message), error: agentError };
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);
