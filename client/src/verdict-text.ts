@@ -48,7 +48,12 @@ export function episodeMessage(result: EpisodeResult): string {
   const where = `${result.variant}, faults ${result.fault_profile}, trial ${result.trial}`;
   if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${result.infra_error ?? 'unknown'}`);
   else parts.push(`${result.passed ? 'Passed' : 'Failed'} (${where}): ${result.tool_calls}/${result.max_steps} tool calls${result.unlisted_calls ? `, ${result.unlisted_calls} unlisted` : ''}`);
-  if (result.agent_error) parts.push(`Agent error: ${result.agent_error}`);
+  if (result.agent_error) parts.push(`Agent error${result.error ? ` (${result.error.code})` : ''}: ${result.agent_error}`);
+  if (result.model) {
+    const m = result.model;
+    const cost = m.cost === null ? '' : `, ${m.currency ? `${m.currency} ` : ''}${m.cost.toFixed(4)}`;
+    parts.push(`Model ${m.model}: ${m.turns} turns, ${m.prompt_tokens + m.completion_tokens} tokens${cost}${result.malformed_calls ? `, ${result.malformed_calls} malformed calls` : ''}`);
+  }
   if (result.budget_exceeded) parts.push('The agent went over max_steps.');
   if (result.answer !== undefined) parts.push(`Answer: ${compactJson(result.answer, 400)}`);
   if (result.verdict) parts.push('Predicate:\n' + renderVerdictTree(result.verdict));

@@ -42,6 +42,16 @@ test('a failure message has the agent error and the verdict tree', () => {
   const message = episodeMessage(result({ verdict, agent_error: 'model refused' }));
   assert.match(message, /^Failed \(reference:0, faults none, trial 0\): 2\/6 tool calls/);
   assert.match(message, /Agent error: model refused/);
+  const typed = episodeMessage(
+    result({
+      agent_error: 'the endpoint stopped the response by content filter',
+      error: { kind: 'agent', code: 'content_filter', message: 'the endpoint stopped the response by content filter' },
+      malformed_calls: 2,
+      model: { protocol: 'openai', model: 'qwen', requests: 3, turns: 3, retries: 0, prompt_tokens: 900, completion_tokens: 100, cached_tokens: 0, cache_write_tokens: 0, responses_without_usage: 0, cost: 0.0021, currency: 'USD', turn_latency_ms: [1, 2, 3], calls: [] },
+    }),
+  );
+  assert.match(typed, /Agent error \(content_filter\): the endpoint stopped/);
+  assert.match(typed, /Model qwen: 3 turns, 1000 tokens, USD 0\.0021, 2 malformed calls/);
   assert.match(message, /Predicate:\n✗ all = false\n {2}✓ filesystem\.fileExists/);
 });
 
