@@ -11,6 +11,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as vscode from 'vscode';
+import { resultText } from '../../server/src/runner/agents/agent.ts';
 import { startEndpointServer, type AgentRequest, type EndpointServer, type ReportedUsage } from './endpoint-server.ts';
 
 const SYSTEM_PROMPT =
@@ -18,13 +19,9 @@ const SYSTEM_PROMPT =
   'their results. Tool calls cost steps from a fixed budget, so do not call tools you do not need. Some calls may ' +
   'fail transiently; retry those when it makes sense. When the task is done, reply with a short final answer.';
 
-function resultText(result: unknown): string {
-  const content = (result as { content?: unknown })?.content;
-  const parts = Array.isArray(content)
-    ? content.map((c: { type?: string; text?: string }) => (c?.type === 'text' && typeof c.text === 'string' ? c.text : JSON.stringify(c)))
-    : [JSON.stringify(result)];
-  const text = parts.join('\n');
-  return (result as { isError?: boolean })?.isError ? `Error: ${text}` : text;
+/** What the model reads of a tool result: its text, marked as an error when it is one. */
+function toolResultText(result: { content?: unknown; isError?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
+  return result.isError ? `Error: ${resultText(result)}` : resultText(result);
 }
 
 export class LanguageModelAgent implements vscode.Disposable {
@@ -99,7 +96,7 @@ export class LanguageModelAgent implements vscode.Disposable {
           let content: string;
           try {
             const result = await client.callTool({ name: call.name, arguments: call.input as Record<string, unknown> }, undefined, { signal });
-            content = resultText(result);
+            content = toolResultText(result);
           } catch (error) {
             content = `Error: ${(error as Error).message}`;
           }

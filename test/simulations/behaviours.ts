@@ -119,7 +119,8 @@ export const BEHAVIOURS: Behaviour[] = [
     name: 'bad JSON arguments first',
     absorbable: true,
     protocols: both,
-    move: flawFirst((c) => ({ kind: 'calls', calls: [{ id: 'call_bad', name: c.name, arguments: json(c.arguments).slice(0, -2) }] })),
+    // A trailing comma: invalid JSON whatever the arguments (`{"a":1,}`, `{,}`).
+    move: flawFirst((c) => ({ kind: 'calls', calls: [{ id: 'call_bad', name: c.name, arguments: `${json(c.arguments).slice(0, -1)},}` }] })),
   },
   { name: 'call without a name first', absorbable: true, protocols: both, move: flawFirst((c) => ({ kind: 'calls', calls: [{ id: 'call_noname', arguments: c.arguments }] })) },
   { name: 'unknown tool first', absorbable: true, protocols: both, move: flawFirst(() => ({ kind: 'calls', calls: [{ id: 'call_ghost', name: 'ghost_delete_everything', arguments: {} }] })) },

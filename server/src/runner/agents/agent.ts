@@ -90,3 +90,16 @@ export function agentErrorInfo(error: unknown, timedOut: boolean): AgentErrorInf
 export function exposedName(qualified: string): string {
   return qualified.replace('.', '_');
 }
+
+/** The text of an MCP tool result: text parts joined, other parts and structured content as JSON. */
+export function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
+  const parts: string[] = [];
+  if (Array.isArray(result.content)) {
+    for (const part of result.content as Array<{ type?: string; text?: string }>) {
+      parts.push(part.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part));
+    }
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult));
+  return parts.length > 0 ? parts.join('\n') : '(empty result)';
+}

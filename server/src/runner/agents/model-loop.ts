@@ -20,7 +20,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AgentError, type Agent, type AgentContext, type AgentErrorInfo, type AgentOutcome } from './agent.ts';
+import { AgentError, resultText, type Agent, type AgentContext, type AgentErrorInfo, type AgentOutcome } from './agent.ts';
 import { describe, tail } from './endpoint.ts';
 import type { ModelAgentSettings } from './settings.ts';
 import { extractTextToolCalls, textToolResults, withoutThinking, type AttemptedCall, type TextToolCallFormat } from './tool-call-formats.ts';
@@ -242,19 +242,6 @@ async function runToolCall(client: Client, name: string, args: Record<string, un
     if (signal.aborted) throw signal.reason;
     return { content: `Error: ${describe(error)}`, isError: true };
   }
-}
-
-/** The text of an MCP tool result: text parts joined, other parts and structured content as JSON. */
-export function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
-  const parts: string[] = [];
-  if (Array.isArray(result.content)) {
-    for (const part of result.content as Array<{ type?: string; text?: string }>) {
-      parts.push(part.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part));
-    }
-  }
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  if (parts.length === 0 && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult));
-  return parts.length > 0 ? parts.join('\n') : '(empty result)';
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

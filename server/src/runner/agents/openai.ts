@@ -22,9 +22,6 @@ import { argumentsOf, type AttemptedCall, type TextToolCallFormat } from './tool
 import type { TokenUsage } from './usage.ts';
 
 export { DEFAULT_SYSTEM_PROMPT } from './settings.ts';
-export { resultText } from './model-loop.ts';
-
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 // ---- The slice of the chat-completions protocol the loop uses.
 interface ToolCallMessage {
