@@ -5,7 +5,7 @@
  * each task's first reference solution the way the behaviour says (calls as text, malformed first, 503s, ...).
  * Prints one table row per run: the pass rate against the well-behaved script's in the same run, the tokens
  * and cost the report shows against the sums the simulation served (delivered bodies; the cost at the same
- * price), the malformed-call rate, and the agent error codes.
+ * price), the malformed-call rate, and the error (and failure) codes of the episodes.
  *
  *   npx tsx bench/agents/run.ts [--tasks N] [--protocol openai|anthropic] [--only TEXT]
  *
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../server/src/cli/main.ts';
 import { costOf } from '../../server/src/runner/agents/usage.ts';
-import type { EpisodeResult } from '../../server/src/runner/types.ts';
+import { openRun } from '../../server/src/runner/store.ts';
 import type { Scores } from '../../server/src/scoring/metrics.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 import { anthropicStep, BEHAVIOURS, openAIStep, planFor, scriptFor, type Behaviour, type Plan, type Protocol } from '../../test/simulations/behaviours.ts';
@@ -101,9 +101,11 @@ async function runBehaviour(protocol: Protocol, behaviour: Behaviour, files: str
     if (code !== 0) throw new Error(`mcpbench run exited ${code} for ${protocol} / ${behaviour.name}`);
     const [folder] = readdirSync(out);
     const report = JSON.parse(readFileSync(join(out, folder!, 'report.json'), 'utf8')) as { scores: Scores };
-    const episodes = readFileSync(join(out, folder!, 'episodes.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as EpisodeResult);
     const codes = new Map<string, number>();
-    for (const e of episodes) if (e.error) codes.set(e.error.code, (codes.get(e.error.code) ?? 0) + 1);
+    for (const e of openRun(join(out, folder!)).episodes) {
+      const code = e.error?.code ?? e.failure?.code;
+      if (code) codes.set(code, (codes.get(code) ?? 0) + 1);
+    }
     const s = report.scores;
     return { protocol, behaviour, passed: s.success_rate.numerator, scored: s.success_rate.denominator, scores: s, served: { ...sim.served }, cut: { ...sim.cut }, codes, seconds };
   } finally {
@@ -123,7 +125,7 @@ async function main() {
   const files = tasks.map((t) => t.file);
   console.log(`bench/agents: ${tasks.length} tasks (${new Set(tasks.map((t) => t.file.split('/').at(-2))).size} namespaces), concurrency 2, price per 1M tokens ${JSON.stringify(PRICE)}`);
   console.log('');
-  console.log('| protocol | behaviour | pass rate | vs well-behaved | tokens: report / served | cost USD: report / served | malformed-call rate | agent errors | s |');
+  console.log('| protocol | behaviour | pass rate | vs well-behaved | tokens: report / served | cost USD: report / served | malformed-call rate | error / failure codes | s |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-bench-agents-'));
   let mismatches = 0;

@@ -46,9 +46,21 @@ export function renderVerdictTree(verdict: Verdict, indent = '  '): string {
 export function episodeMessage(result: EpisodeResult): string {
   const parts: string[] = [];
   const where = `${result.variant}, faults ${result.fault_profile}, trial ${result.trial}`;
-  if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${result.infra_error ?? 'unknown'}`);
+  const error = result.error;
+  if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${error ? `${error.code}: ${error.message}` : 'unknown'}`);
+  else if (result.status === 'agent_error') parts.push(`Agent error (${where}): ${error ? `${error.code}: ${error.message}` : 'unknown'}`);
   else parts.push(`${result.passed ? 'Passed' : 'Failed'} (${where}): ${result.tool_calls}/${result.max_steps} tool calls${result.unlisted_calls ? `, ${result.unlisted_calls} unlisted` : ''}`);
-  if (result.agent_error) parts.push(`Agent error${result.error ? ` (${result.error.code})` : ''}: ${result.agent_error}`);
+  if (error) {
+    const fate = [
+      error.exit_code !== undefined && error.exit_code !== null ? `exit code ${error.exit_code}` : '',
+      error.signal ? `signal ${error.signal}` : '',
+      error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+      error.attempts !== undefined ? `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}` : '',
+    ].filter(Boolean);
+    if (fate.length) parts.push(fate.join(', '));
+    if (error.stderr_tail) parts.push(`Last lines of its stderr:\n${error.stderr_tail}`);
+  }
+  if (result.failure) parts.push(`Stopped before it finished (${result.failure.code}): ${result.failure.message}`);
   if (result.model) {
     const m = result.model;
     const cost = m.cost === null ? '' : `, ${m.currency ? `${m.currency} ` : ''}${m.cost.toFixed(4)}`;

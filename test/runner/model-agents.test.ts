@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentError, type AgentContext, type AgentErrorCode } from '../../server/src/runner/agents/agent.ts';
+import { AgentError, type AgentContext } from '../../server/src/runner/agents/agent.ts';
 import { createAnthropicAgent } from '../../server/src/runner/agents/anthropic.ts';
 import { createOpenAIAgent, DEFAULT_SYSTEM_PROMPT } from '../../server/src/runner/agents/openai.ts';
 import { modelSettings, resolveModelSettings, SettingsError, type ModelAgentSettings } from '../../server/src/runner/agents/settings.ts';
@@ -16,6 +16,7 @@ import { costOf, ModelMeter, priceFor, type ModelRecord } from '../../server/src
 import { startAnthropicSimulation } from '../simulations/anthropic-simulation.ts';
 import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
 import type { SimulationServer } from '../simulations/http.ts';
+import { AGENT_ERROR_CODES, type AgentErrorCode } from '../../server/src/runner/store.ts';
 import { contextFor, TOOLS, waitFor, withGateway, type FakeGateway } from './fake-gateway.ts';
 
 const fast = { retryBaseMs: 1 };
@@ -43,12 +44,13 @@ async function withOpenAI(script: Parameters<typeof startOpenAISimulation>[0], b
   });
 }
 
-async function rejectsWith(promise: Promise<unknown>, code: AgentErrorCode, message?: RegExp): Promise<AgentError> {
+async function rejectsWith(promise: Promise<unknown>, code: AgentErrorCode | 'gateway-unreachable', message?: RegExp): Promise<AgentError> {
   try {
     await promise;
   } catch (error) {
     assert.ok(error instanceof AgentError, `expected an AgentError, got ${(error as Error)?.stack}`);
-    assert.equal(error.info.code, code, error.message);
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.toRecord().code, code);
     if (message) assert.match(error.message, message);
     return error;
   }
@@ -158,7 +160,7 @@ test('openai: a call with broken JSON, a call without a name and arguments that 
       assert.equal(messages[5].role, 'user');
       assert.match(messages[5].content, /^Error: A tool call without a function name was not run.*Call one of the tools by its name: travel_search_flights, travel_hold_flight/);
       const record = context.meter.record()!;
-      assert.deepEqual(record.calls.map((c) => [c.status, c.problem]), [['malformed', 'bad_json'], ['malformed', 'no_name'], ['malformed', 'arguments_not_object'], ['sent', undefined]]);
+      assert.deepEqual(record.calls.map((c) => [c.status, c.problem]), [['malformed', 'bad-json'], ['malformed', 'no-name'], ['malformed', 'arguments-not-object'], ['sent', undefined]]);
     },
   );
 });
@@ -215,21 +217,24 @@ test('openai: stops after max_turns without an answer when the model never stops
       assert.deepEqual(await openai(llm, { max_turns: 3 }).run(context), {});
       assert.equal(llm.requests.length, 3);
       assert.equal(gateway.calls.length, 3);
-      assert.equal(context.meter.record()!.end, 'max_turns');
+      assert.equal(context.meter.record()!.end, 'max-turns');
     },
   );
 });
 
-test('openai: the token budget ends the episode before the next tool call, with the reason', async () => {
+test('openai: the token budget stops the episode before the next tool call, with the reason (no error: the agent ran out)', async () => {
   await withOpenAI(
     (index) => ({ message: { tool_calls: [{ id: `c${index}`, name: 'travel_search_flights', arguments: {} }] }, usage: { prompt_tokens: 400, completion_tokens: 100 } }),
     async (llm, gateway) => {
       const context = metered(gateway);
-      await rejectsWith(openai(llm, { max_tokens_per_episode: 1200 }).run(context), 'token_budget', /used 1500 tokens, its budget is 1200/);
+      const outcome = await openai(llm, { max_tokens_per_episode: 1200 }).run(context);
+      assert.equal(outcome.answer, undefined);
+      assert.equal(outcome.stopped?.code, 'token-budget');
+      assert.match(outcome.stopped.message, /used 1500 tokens, its budget is 1200/);
       assert.equal(llm.requests.length, 3);
       assert.equal(gateway.calls.length, 2, 'the call of the turn that crossed the budget was not run');
       const record = context.meter.record()!;
-      assert.deepEqual([record.end, record.prompt_tokens + record.completion_tokens, record.max_tokens_per_episode], ['token_budget', 1500, 1200]);
+      assert.deepEqual([record.end, record.prompt_tokens + record.completion_tokens, record.max_tokens_per_episode], ['token-budget', 1500, 1200]);
     },
   );
 });
@@ -260,20 +265,24 @@ test('openai: 5xx, bodies that are not JSON, empty choices and slow streams are 
 });
 
 test('openai: each endpoint failure that outlasts the retries is a typed agent error with its reason', async () => {
-  const cases: Array<[Parameters<typeof startOpenAISimulation>[0], AgentErrorCode, RegExp, number]> = [
-    [() => ({ status: 503, error: 'model overloaded' }), 'endpoint_5xx', /failed after 3 attempts; last: HTTP 503: .*model overloaded/, 3],
-    [() => ({ status: 429, error: 'slow down', headers: { 'retry-after': '0' } }), 'endpoint_rate_limited', /HTTP 429/, 3],
-    [() => ({ body: 'Internal proxy error' }), 'non_json_body', /not JSON: Internal proxy error/, 3],
-    [() => ({ emptyChoices: true }), 'empty_choices', /choices: \[\]/, 3],
-    [() => ({ status: 401, error: 'Incorrect API key provided' }), 'endpoint_rejected', /HTTP 401: .*Incorrect API key/, 1],
-    [() => ({ message: { content: '' }, finish_reason: 'content_filter' }), 'content_filter', /content_filter/, 1],
-    [() => ({ status: 400, error: 'The response was filtered', code: 'content_filter' }), 'content_filter', /filtered/, 1],
+  const cases: Array<[Parameters<typeof startOpenAISimulation>[0], AgentErrorCode, RegExp, number, number | undefined]> = [
+    [() => ({ status: 503, error: 'model overloaded' }), 'model-5xx', /failed after 3 attempts; last: HTTP 503: .*model overloaded/, 3, 503],
+    [() => ({ status: 429, error: 'slow down', headers: { 'retry-after': '0' } }), 'model-rate-limited', /HTTP 429/, 3, 429],
+    [() => ({ body: 'Internal proxy error' }), 'model-non-json', /not JSON: Internal proxy error/, 3, 200],
+    [() => ({ emptyChoices: true }), 'model-empty-response', /choices: \[\]/, 3, 200],
+    [() => ({ status: 401, error: 'Incorrect API key provided' }), 'model-rejected', /HTTP 401: .*Incorrect API key/, 1, 401],
+    [() => ({ message: { content: '' }, finish_reason: 'content_filter' }), 'model-content-filter', /content_filter/, 1, undefined],
+    [() => ({ status: 400, error: 'The response was filtered', code: 'content_filter' }), 'model-content-filter', /filtered/, 1, 400],
   ];
-  for (const [script, code, message, requests] of cases) {
+  for (const [script, code, message, requests, status] of cases) {
+    assert.ok((AGENT_ERROR_CODES as readonly string[]).includes(code), `${code} is a documented code`);
     await withOpenAI(script, async (llm, gateway) => {
       const error = await rejectsWith(openai(llm, { max_retries: 2 }).run(contextFor(gateway)), code, message);
       assert.equal(llm.requests.length, requests, code);
-      assert.equal(error.info.kind, 'agent');
+      const record = error.toRecord();
+      assert.equal(record.kind, 'agent');
+      assert.equal(record.http_status, status, code);
+      if (requests > 1) assert.equal(record.attempts, requests, code);
       assert.equal(gateway.calls.length, 0);
     });
   }
@@ -283,10 +292,10 @@ test('openai: requests that time out or cannot connect are retried, then fail wi
   await withOpenAI(
     () => ({ hang: true }),
     async (llm, gateway) => {
-      await rejectsWith(openai(llm, { request_timeout_s: 0.05, max_retries: 1 }).run(contextFor(gateway)), 'endpoint_timeout', /failed after 2 attempts; last: no answer within 50 ms/);
+      await rejectsWith(openai(llm, { request_timeout_s: 0.05, max_retries: 1 }).run(contextFor(gateway)), 'model-timeout', /failed after 2 attempts; last: no answer within 50 ms/);
       assert.equal(llm.requests.length, 2);
       await llm.close();
-      await rejectsWith(openai(llm, { max_retries: 1 }).run(contextFor(gateway)), 'endpoint_unreachable', /ECONNREFUSED/);
+      await rejectsWith(openai(llm, { max_retries: 1 }).run(contextFor(gateway)), 'model-unreachable', /ECONNREFUSED/);
     },
   );
 });
@@ -344,7 +353,7 @@ test('anthropic: tool_use blocks through the gateway, tool_result blocks back, c
   });
 });
 
-test('anthropic: text calls, a tool_use without a name or with broken input, a non-message body; a refusal is a content_filter error', async () => {
+test('anthropic: text calls, a tool_use without a name or with broken input, a non-message body; a refusal is a model-content-filter error', async () => {
   await withGateway(async (gateway) => {
     const llm = await startAnthropicSimulation([
       { notAMessage: true },
@@ -369,7 +378,7 @@ test('anthropic: text calls, a tool_use without a name or with broken input, a n
     }
     const refusing = await startAnthropicSimulation(() => ({ message: { text: 'I cannot help with that.' }, stop_reason: 'refusal' }));
     try {
-      await rejectsWith(anthropic(refusing).run(contextFor(gateway)), 'content_filter', /refusal/);
+      await rejectsWith(anthropic(refusing).run(contextFor(gateway)), 'model-content-filter', /refusal/);
       assert.equal(refusing.requests.length, 1);
     } finally {
       await refusing.close();
@@ -390,7 +399,6 @@ test('settings: flags over the profile file over the environment over the defaul
     assert.equal(apiKey, 'secret');
     assert.deepEqual(warnings, []);
     assert.deepEqual(settings, {
-      agent: 'openai',
       base_url: 'http://127.0.0.1:8080/v1',
       model: 'qwen-7b',
       api_key_env: 'LOCAL_KEY',

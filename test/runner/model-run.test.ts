@@ -2,8 +2,8 @@
  * `mcpbench run --agent openai|anthropic` as a user runs it (the built CLI) against the local protocol
  * simulations, whose oracle model replays each task's reference solution: the settings recorded in run.json
  * (never the key), the tokens and cost in report.json equal to what the simulation served, text tool calls
- * and malformed calls in the scores, endpoint refusals as typed agent errors, and --max-cost stopping a run
- * that --resume with a higher budget finishes.
+ * and malformed calls in the scores, endpoint refusals as typed agent errors, the token budget failing an
+ * episode with its reason, and --max-cost stopping a run that --resume with a higher budget finishes.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,8 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunConfig } from '../../server/src/runner/journal.ts';
-import { readEpisodes } from '../../server/src/runner/journal.ts';
+import { openRun } from '../../server/src/runner/store.ts';
 import { costOf } from '../../server/src/runner/agents/usage.ts';
 import type { Scores } from '../../server/src/scoring/metrics.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
@@ -81,10 +80,11 @@ test('openai: a run records its settings (never the key), counts tokens and cost
         );
         assert.equal(result.status, 0, result.stderr);
         const folder = runFolder(out);
-        const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')) as RunConfig;
+        const { agent, agent_options: settings } = openRun(folder).config;
+        assert.equal(agent, 'openai');
         assert.deepEqual(
-          { model: config.agent_settings?.model, temperature: config.agent_settings?.temperature, seed: config.agent_settings?.seed, extra: config.agent_settings?.extra_body, price: config.agent_settings?.prices?.model },
-          { model: 'sim-1', temperature: 0.3, seed: 4, extra: { top_k: 5 }, price: PRICE },
+          { model: settings.model, temperature: settings.temperature, seed: settings.seed, extra: settings.extra_body, price: settings.prices },
+          { model: 'sim-1', temperature: 0.3, seed: 4, extra: { top_k: 5 }, price: { file: join(work, 'prices.json'), currency: 'USD', model: PRICE } },
         );
         for (const file of readdirSync(folder)) assert.ok(!readFileSync(join(folder, file), 'utf8').includes('sk-never-recorded'), `${file} holds no API key`);
         assert.equal(sim.requests[0]!.headers.authorization, 'Bearer sk-never-recorded-123');
@@ -94,7 +94,7 @@ test('openai: a run records its settings (never the key), counts tokens and cost
         assert.match(result.stdout, /tokens\s+[\d,]+ +\(prompt/);
         assert.match(result.stdout, /cost\s+USD \d+\.\d{4}\s+\(USD \d+\.\d{4} per passed task\)/);
         assert.match(result.stdout, /model latency per turn\s+mean/);
-        const episodes = readEpisodes(folder).results;
+        const { episodes } = openRun(folder);
         const formats = new Set(episodes.flatMap((e) => e.model!.calls.map((c) => c.format)));
         if (name.startsWith('text')) {
           assert.deepEqual([...formats], ['hermes']);
@@ -120,7 +120,7 @@ test('anthropic from a profile file: the agent comes from the profile; a refusal
       const result = await runCli(['run', ...taskFiles, '--agent-config', 'claude.json', '--out', out, ...common], work, { ANTHROPIC_API_KEY: 'k-ant' });
       assert.equal(result.status, 0, result.stderr);
       const folder = runFolder(out);
-      assert.equal((JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')) as RunConfig).agent, 'anthropic');
+      assert.equal(openRun(folder).config.agent, 'anthropic');
       const scores = assertReportMatchesServed(folder, sim);
       assert.equal(scores.success_rate.value, 1);
       assert.ok(scores.model!.cache_write_tokens > 0);
@@ -132,8 +132,10 @@ test('anthropic from a profile file: the agent comes from the profile; a refusal
       const out = join(work, 'refused');
       const result = await runCli(['run', taskFiles[0]!, '--agent', 'anthropic', '--base-url', refusing.baseUrl, '--model', 'sim-claude', '--out', out, ...common], work);
       assert.equal(result.status, 0, result.stderr);
-      const [episode] = readEpisodes(runFolder(out)).results;
-      assert.deepEqual([episode!.passed, episode!.error?.kind, episode!.error?.code], [false, 'agent', 'content_filter']);
+      const [episode] = openRun(runFolder(out)).episodes;
+      assert.deepEqual([episode!.status, episode!.error?.kind, episode!.error?.code], ['agent_error', 'agent', 'model-content-filter']);
+      assert.match(result.stdout, /Outcomes: 0 passed, 0 failed, 1 agent error, 0 infrastructure errors/);
+      assert.match(result.stdout, /1x agent model-content-filter: /);
     } finally {
       await refusing.close();
     }
@@ -148,7 +150,7 @@ test('--max-cost: no new episode once the budget is spent (exit 3, the run says 
       const base = ['--agent', 'openai', '--base-url', sim.baseUrl, '--model', 'sim-1'];
       const refused = await runCli(['run', ...taskFiles, ...base, '--max-cost', '1', '--out', out, ...common], work);
       assert.equal(refused.status, 2, 'no price, no cost budget');
-      assert.match(refused.stderr, /--max-cost needs the price of sim-1: pass --prices FILE/);
+      assert.match(refused.stderr, /a cost budget counts what a model agent spends at its model's price: .*the openai agent's spending is not priced/);
       const misplaced = await runCli(['run', ...taskFiles, '--agent', 'reference', '--temperature', '0.2', '--request-timeout', '5', '--out', out, ...common], work);
       assert.equal(misplaced.status, 2);
       assert.match(misplaced.stderr, /--temperature, --request-timeout set a model agent's behaviour: use --agent openai or anthropic/);
@@ -158,14 +160,35 @@ test('--max-cost: no new episode once the budget is spent (exit 3, the run says 
       assert.equal(stopped.status, 3, stopped.stderr);
       assert.match(stopped.stderr, /cost budget reached: USD \d+\.\d+ spent of --max-cost 0\.000001; \d+ episode\(s\) not started/);
       const folder = runFolder(out);
-      assert.equal(readEpisodes(folder).results.length, 1, 'the first episode spent the budget');
+      assert.equal(openRun(folder).episodes.length, 1, 'the first episode spent the budget');
+      assert.equal(openRun(folder).config.max_cost, 0.000001);
 
       const resumed = await runCli(['run', '--resume', folder, '--max-cost', '100', '--sandbox', 'process', '--reporter', 'none'], work);
       assert.equal(resumed.status, 0, resumed.stderr);
-      const ids = readEpisodes(folder).results.map((r) => r.task_id);
+      assert.equal(openRun(folder).config.max_cost, 100, 'the new budget is recorded');
+      const ids = openRun(folder).episodes.map((r) => r.task_id);
       assert.equal(ids.length, taskFiles.length);
       assert.equal(new Set(ids).size, taskFiles.length, 'nothing run twice');
       assertReportMatchesServed(folder, sim);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+test('--max-tokens-per-episode: an episode that uses up its budget fails with the reason, it is not an error', { timeout: 300_000 }, async () => {
+  await withWork(async (work) => {
+    const sim = await startOpenAISimulation(scriptFor(behaviour('well-behaved'), plans, openAIStep));
+    try {
+      const out = join(work, 'runs');
+      const result = await runCli(['run', taskFiles[0]!, '--agent', 'openai', '--base-url', sim.baseUrl, '--model', 'sim-1', '--max-tokens-per-episode', '1', '--out', out, ...common], work);
+      assert.equal(result.status, 0, result.stderr);
+      const [episode] = openRun(runFolder(out)).episodes;
+      assert.deepEqual([episode!.status, episode!.error, episode!.failure?.code, episode!.model?.end], ['failed', undefined, 'token-budget', 'token-budget']);
+      assert.match(episode!.failure!.message, /its budget is 1 \(max tokens per episode\)/);
+      assert.match(result.stdout, /Outcomes: 0 passed, 1 failed, 0 agent errors, 0 infrastructure errors/);
+      const report = readFileSync(join(runFolder(out), 'report.json'), 'utf8');
+      assert.match(report, /token-budget/);
     } finally {
       await sim.close();
     }

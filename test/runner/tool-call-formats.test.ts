@@ -33,9 +33,9 @@ test('hermes / qwen: <tool_call> tags, several per message, text around them, an
 });
 
 test('hermes: broken JSON, no name and non-object arguments are malformed calls, the legible name kept', () => {
-  assert.deepEqual(simple('<tool_call>{"name": "travel_hold_flight", "arguments": {"flight_id": "AA-5</tool_call>'), { format: 'hermes', calls: [{ name: 'travel_hold_flight', problem: 'bad_json' }] });
-  assert.deepEqual(simple('<tool_call>{"arguments": {"flight_id": "AA-500"}}</tool_call>'), { format: 'hermes', calls: [{ name: undefined, problem: 'no_name' }] });
-  assert.deepEqual(simple('<tool_call>{"name": "travel_hold_flight", "arguments": ["AA-500"]}</tool_call>'), { format: 'hermes', calls: [{ name: 'travel_hold_flight', problem: 'arguments_not_object' }] });
+  assert.deepEqual(simple('<tool_call>{"name": "travel_hold_flight", "arguments": {"flight_id": "AA-5</tool_call>'), { format: 'hermes', calls: [{ name: 'travel_hold_flight', problem: 'bad-json' }] });
+  assert.deepEqual(simple('<tool_call>{"arguments": {"flight_id": "AA-500"}}</tool_call>'), { format: 'hermes', calls: [{ name: undefined, problem: 'no-name' }] });
+  assert.deepEqual(simple('<tool_call>{"name": "travel_hold_flight", "arguments": ["AA-500"]}</tool_call>'), { format: 'hermes', calls: [{ name: 'travel_hold_flight', problem: 'arguments-not-object' }] });
 });
 
 test('llama 3: a bare JSON call with parameters, several joined by ;, <|python_tag|> with JSON or a Python call, the 3.2 pythonic list', () => {
@@ -59,9 +59,9 @@ test('llama 3: a bare JSON call with parameters, several joined by ;, <|python_t
       { name: 'travel_hold_flight', arguments: { flight_id: 'AA-500' } },
     ],
   });
-  assert.deepEqual(simple('<|python_tag|>{"name": "travel_hold_flight", "parameters": {"flight_id": '), { format: 'llama3', calls: [{ name: 'travel_hold_flight', problem: 'bad_json' }] });
-  assert.deepEqual(simple('<|python_tag|>???'), { format: 'llama3', calls: [{ name: undefined, problem: 'bad_json' }] });
-  assert.deepEqual(simple('{"name": "travel_hold_flight", "parameters": {"flight_id": "AA'), { format: 'llama3', calls: [{ name: 'travel_hold_flight', problem: 'bad_json' }] });
+  assert.deepEqual(simple('<|python_tag|>{"name": "travel_hold_flight", "parameters": {"flight_id": '), { format: 'llama3', calls: [{ name: 'travel_hold_flight', problem: 'bad-json' }] });
+  assert.deepEqual(simple('<|python_tag|>???'), { format: 'llama3', calls: [{ name: undefined, problem: 'bad-json' }] });
+  assert.deepEqual(simple('{"name": "travel_hold_flight", "parameters": {"flight_id": "AA'), { format: 'llama3', calls: [{ name: 'travel_hold_flight', problem: 'bad-json' }] });
 });
 
 test('mistral: [TOOL_CALLS] with a JSON list (ids kept), and the v11 name[ARGS]{...} form', () => {
@@ -76,7 +76,7 @@ test('mistral: [TOOL_CALLS] with a JSON list (ids kept), and the v11 name[ARGS]{
       { name: 'travel_hold_flight', arguments: { flight_id: 'AA-500' }, id: 'x9' },
     ],
   });
-  assert.deepEqual(simple('[TOOL_CALLS] [{"name": "travel_hold_flight", "arguments": {"flight_id": '), { format: 'mistral', calls: [{ name: 'travel_hold_flight', problem: 'bad_json' }] });
+  assert.deepEqual(simple('[TOOL_CALLS] [{"name": "travel_hold_flight", "arguments": {"flight_id": '), { format: 'mistral', calls: [{ name: 'travel_hold_flight', problem: 'bad-json' }] });
 });
 
 test('fenced JSON: a call object or a list of them in a ```json block; other JSON blocks are just the answer', () => {

@@ -30,7 +30,7 @@ import { JsonDocument } from '../tasks/document.ts';
 import { collectTaskFiles, isTaskFileName } from '../tasks/files.ts';
 import { lintTask } from '../tasks/lint.ts';
 import { addReferenceToolsFix, missingArgumentsFix } from './actions.ts';
-import { CheckRuns, coverageOf, taskLenses, type LensCoverage } from './check-coverage.ts';
+import { CheckRuns, taskLenses, type LensCoverage } from './check-coverage.ts';
 import { completionsAt } from './completion.ts';
 import { fixToCodeAction, SOURCE, toCodeActions, toLspDiagnostic } from './convert.ts';
 import { hoverAt } from './hover.ts';
@@ -240,7 +240,7 @@ export function startServer(connection: Connection): void {
     if (canWatchFiles) {
       connection.client
         .register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: '**/*.json' }, { globPattern: '**/runs/check-*/episodes.jsonl' }],
+          watchers: [{ globPattern: '**/*.json' }],
         })
         .catch(log('register file watchers'));
     }
@@ -287,7 +287,7 @@ export function startServer(connection: Connection): void {
     const affected = new Set<string>();
     let journalChanged = false;
     for (const change of params.changes) {
-      if (change.uri.endsWith('.jsonl')) {
+      if (/\/runs\/check-[^/]*\/checks\.json$/.test(change.uri)) {
         journalChanged = true;
         continue;
       }
@@ -367,7 +367,7 @@ export function startServer(connection: Connection): void {
     if (check) {
       try {
         const task = JSON.parse(text) as Record<string, unknown>;
-        coverage = { coverage: coverageOf(task.success_predicate, check), stale: canonicalHash(task) !== check.taskHash };
+        coverage = { coverage: check.coverage, stale: canonicalHash(task) !== check.taskHash };
       } catch {
         coverage = {}; // mid-edit syntax error: no predicate to cover
       }

@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Task } from '../../tasks/model.ts';
+import type { AgentErrorCode, EpisodeError, FailureCode } from '../store.ts';
 import type { ModelMeter } from './usage.ts';
 
 export interface AgentContext {
@@ -30,60 +31,47 @@ export interface AgentContext {
 
 export interface AgentOutcome {
   answer?: string;
+  /**
+   * Set when the agent was stopped before it finished, through no breakage (its token budget ran out): the
+   * episode fails with this reason, whatever the state says.
+   */
+  stopped?: { code: FailureCode; message: string };
+}
+
+/**
+ * How an agent says it broke (its process crashed, timed out, its endpoint or its model endpoint answered
+ * garbage): a typed code and fields the episode record keeps as they are (`toRecord`). Anything else an agent
+ * throws is recorded as `agent-exception` with its message. The one code that is not the agent's side,
+ * `gateway-unreachable` (an in-process agent could not connect to our gateway), makes an infrastructure
+ * error: the episode is retried and never scored.
+ */
+export class AgentError extends Error {
+  readonly kind: 'agent' | 'infra';
+  constructor(
+    readonly code: AgentErrorCode | 'gateway-unreachable',
+    /** One sentence: what broke. */
+    readonly reason: string,
+    readonly fields: Omit<EpisodeError, 'kind' | 'code' | 'message'> = {},
+    /** The text form, when it says more than `reason` (the stderr tail, for people reading it as text). */
+    message: string = reason,
+  ) {
+    super(message);
+    this.kind = code === 'gateway-unreachable' ? 'infra' : 'agent';
+  }
+
+  toRecord(): EpisodeError {
+    return { kind: this.kind, code: this.code, message: this.reason, ...this.fields };
+  }
 }
 
 export interface Agent {
   name: string;
+  /** Resolves with the final answer; rejects with an AgentError when the agent broke. */
   run(context: AgentContext): Promise<AgentOutcome>;
   /** Never calls a tool (the noop agent): its episodes seed and read the state without starting a server. */
   callsNoTools?: boolean;
-}
-
-/**
- * Why an agent stopped other than by answering: a typed reason, never text to parse back. `kind: 'agent'`
- * is the agent's side (its process or its model endpoint broke, or it ran out of its token budget);
- * `kind: 'infra'` is ours (the gateway could not be reached).
- */
-export const AGENT_ERROR_CODES = [
-  'endpoint_unreachable', // connection refused, DNS, reset: after the retries
-  'endpoint_timeout', // no answer within the request timeout: after the retries
-  'endpoint_rate_limited', // HTTP 429: after the retries
-  'endpoint_5xx', // HTTP 5xx (and Anthropic's 529): after the retries
-  'endpoint_rejected', // another 4xx (bad key, unknown model, a request the server refuses): not retried
-  'non_json_body', // HTTP 2xx whose body is not JSON: after the retries
-  'empty_choices', // HTTP 2xx without a message (`choices: []`): after the retries
-  'bad_response', // JSON that is not the protocol's response shape: after the retries
-  'content_filter', // the provider refused by content filter (finish_reason, stop_reason or error code)
-  'token_budget', // --max-tokens-per-episode used up before a final answer
-  'agent_failed', // any other failure of an agent (a command that crashed, an endpoint's error)
-  'agent_timeout', // the episode's time limit
-  'gateway_unreachable', // the agent could not reach our gateway (infra)
-] as const;
-export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
-
-export interface AgentErrorInfo {
-  kind: 'agent' | 'infra';
-  code: AgentErrorCode;
-  message: string;
-  /** The last HTTP status the endpoint answered, for endpoint errors. */
-  http_status?: number;
-  /** Requests made before giving up. */
-  attempts?: number;
-}
-
-export class AgentError extends Error {
-  readonly info: AgentErrorInfo;
-  constructor(info: Omit<AgentErrorInfo, 'kind'> & { kind?: AgentErrorInfo['kind'] }) {
-    super(info.message);
-    this.info = { kind: 'agent', ...info };
-  }
-}
-
-/** The typed reason of whatever an agent threw; `timedOut` when the episode's own limit stopped it. */
-export function agentErrorInfo(error: unknown, timedOut: boolean): AgentErrorInfo {
-  if (error instanceof AgentError) return error.info;
-  const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'agent', code: timedOut ? 'agent_timeout' : 'agent_failed', message };
+  /** Set when what the agent spends is priced (a model agent with a price for its model): the cost's currency. */
+  costCurrency?: string;
 }
 
 /** The name an agent calls a task tool by: `filesystem.move_file` → `filesystem_move_file`. */

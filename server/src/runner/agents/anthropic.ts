@@ -67,12 +67,12 @@ export function anthropicUsage(json: unknown): TokenUsage | null {
 }
 
 function anthropicTurn(json: unknown): ProtocolTurn {
-  if (!isRecord(json)) throw new ResponseProblem('bad_response', 'the response is not a JSON object');
+  if (!isRecord(json)) throw new ResponseProblem('model-bad-response', 'the response is not a JSON object');
   if (json.type === 'error' || !Array.isArray(json.content)) {
     const error = isRecord(json.error) ? `: ${String(json.error.message ?? JSON.stringify(json.error))}` : '';
-    throw new ResponseProblem('bad_response', `the response is not a message${error}`);
+    throw new ResponseProblem('model-bad-response', `the response is not a message${error}`);
   }
-  if (json.stop_reason === 'refusal') throw new AgentError({ code: 'content_filter', message: 'the model refused (stop_reason: refusal)' });
+  if (json.stop_reason === 'refusal') throw new AgentError('model-content-filter', 'the model refused (stop_reason: refusal)');
   const texts: string[] = [];
   const native: AttemptedCall[] = [];
   for (const block of json.content) {
@@ -88,7 +88,7 @@ function toolUse(block: Record<string, unknown>): AttemptedCall {
   const name = typeof block.name === 'string' && block.name.trim() ? block.name.trim() : undefined;
   const raw = typeof block.input === 'string' ? block.input : JSON.stringify(block.input ?? {});
   const base: AttemptedCall = { format: 'native', raw, ...(id ? { id } : {}), ...(name ? { name } : {}) };
-  if (!name) return { ...base, problem: { code: 'no_name', message: 'the tool call has no function name' } };
+  if (!name) return { ...base, problem: { code: 'no-name', message: 'the tool call has no function name' } };
   const args = argumentsOf(block.input);
   return 'problem' in args ? { ...base, problem: args.problem } : { ...base, arguments: args.value };
 }

@@ -12,15 +12,18 @@
  *   gateway; it is counted as malformed. Nothing a model writes ends an episode but its final answer;
  * - the HTTP layer: a request timeout, retries with exponential back-off (honouring `Retry-After`) after a
  *   429, a 5xx, a refused or reset connection, a timeout, a 2xx body that is not JSON or has no message; then
- *   a typed AgentError (`endpoint_5xx`, `non_json_body`, `empty_choices` ...). Other 4xx and content-filter
- *   refusals are not retried;
+ *   a typed AgentError (`model-5xx`, `model-non-json`, `model-empty-response` ..., the codes of store.ts) with
+ *   the last HTTP status and the number of attempts. Other 4xx and content-filter refusals are not retried;
+ * - the token budget: once an episode has used `max_tokens_per_episode`, the loop stops before the model's
+ *   next tool call and says so (`stopped: token-budget`): the episode fails, it did not break;
  * - accounting: every response's usage, every turn's latency and every attempted call go to the episode's
  *   ModelMeter, which the episode reads however the agent stopped.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AgentError, resultText, type Agent, type AgentContext, type AgentErrorInfo, type AgentOutcome } from './agent.ts';
+import type { AgentErrorCode } from '../store.ts';
+import { AgentError, resultText, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import { describe, tail } from './endpoint.ts';
 import type { ModelAgentSettings } from './settings.ts';
 import { extractTextToolCalls, textToolResults, withoutThinking, type AttemptedCall, type TextToolCallFormat } from './tool-call-formats.ts';
@@ -65,7 +68,7 @@ export interface ProtocolAdapter<Message> {
 /** A 2xx response that cannot be used but may be better when asked again. */
 export class ResponseProblem extends Error {
   constructor(
-    readonly code: 'empty_choices' | 'bad_response',
+    readonly code: 'model-empty-response' | 'model-bad-response',
     message: string,
   ) {
     super(message);
@@ -74,6 +77,8 @@ export class ResponseProblem extends Error {
 
 /** What runs the loop besides the recorded settings (never recorded: a key, test hooks). */
 export interface ModelRuntime {
+  /** The agent's name (default: the adapter's protocol). */
+  name?: string;
   apiKey?: string;
   fetch?: typeof fetch;
   /** Limit for one tool call through the gateway (default 60 s). */
@@ -93,7 +98,7 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
 
   /** One model request, retried while retrying makes sense; every response's usage goes to the meter. */
   async function request(body: Record<string, unknown>, signal: AbortSignal, meter: ModelMeter): Promise<{ turn: ProtocolTurn; latencyMs: number }> {
-    let last: Omit<AgentErrorInfo, 'kind'> & { retryAfterMs?: number } = { code: 'endpoint_unreachable', message: 'no request was made' };
+    let last: { code: AgentErrorCode; message: string; http_status?: number; retryAfterMs?: number } = { code: 'model-unreachable', message: 'no request was made' };
     const payload = JSON.stringify(body);
     for (let attempt = 0; attempt <= settings.max_retries; attempt++) {
       if (attempt > 0) await sleep(backoff(attempt - 1, last.retryAfterMs), signal);
@@ -109,8 +114,8 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         last = timeout.aborted
-          ? { code: 'endpoint_timeout', message: `no answer within ${requestTimeoutMs} ms` }
-          : { code: 'endpoint_unreachable', message: describe(error) };
+          ? { code: 'model-timeout', message: `no answer within ${requestTimeoutMs} ms` }
+          : { code: 'model-unreachable', message: describe(error) };
         continue;
       }
       const latencyMs = performance.now() - started;
@@ -118,16 +123,16 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
       if (!response.ok) {
         const detail = `HTTP ${response.status}${text.trim() ? `: ${tail(text, 500)}` : ''}`;
         const refusal = json.ok ? adapter.refusal?.(response.status, json.value) : undefined;
-        if (refusal !== undefined) throw new AgentError({ code: 'content_filter', message: `${adapter.url} refused by content filter: ${refusal}`, http_status: response.status, attempts: attempt + 1 });
+        if (refusal !== undefined) throw new AgentError('model-content-filter', `${adapter.url} refused by content filter: ${refusal}`, { http_status: response.status, attempts: attempt + 1 });
         if (response.status === 429 || response.status >= 500) {
-          last = { code: response.status === 429 ? 'endpoint_rate_limited' : 'endpoint_5xx', message: detail, http_status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
+          last = { code: response.status === 429 ? 'model-rate-limited' : 'model-5xx', message: detail, http_status: response.status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
           continue;
         }
         // Other 4xx (bad key, unknown model, a request the server rejects) will not get better by waiting.
-        throw new AgentError({ code: 'endpoint_rejected', message: `${adapter.url} answered ${detail}`, http_status: response.status, attempts: attempt + 1 });
+        throw new AgentError('model-rejected', `${adapter.url} answered ${detail}`, { http_status: response.status, attempts: attempt + 1 });
       }
       if (!json.ok) {
-        last = { code: 'non_json_body', message: `HTTP ${response.status} with a body that is not JSON: ${tail(text, 200) || '(empty)'}`, http_status: response.status };
+        last = { code: 'model-non-json', message: `HTTP ${response.status} with a body that is not JSON: ${tail(text, 200) || '(empty)'}`, http_status: response.status };
         continue;
       }
       meter.response(adapter.usage(json.value));
@@ -138,16 +143,18 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
         last = { code: error.code, message: error.message, http_status: response.status };
       }
     }
-    const { retryAfterMs: _, ...info } = last;
-    throw new AgentError({ ...info, message: `${adapter.url} failed after ${settings.max_retries + 1} attempts; last: ${last.message}`, attempts: settings.max_retries + 1 });
+    const attempts = settings.max_retries + 1;
+    throw new AgentError(last.code, `${adapter.url} failed after ${attempts} attempts; last: ${last.message}`, { ...(last.http_status !== undefined ? { http_status: last.http_status } : {}), attempts });
   }
 
   function backoff(retry: number, retryAfterMs: number | undefined): number {
     return Math.min(retryAfterMs ?? retryBaseMs * 2 ** retry, retryMaxMs);
   }
 
+  const name = runtime.name ?? adapter.protocol;
   return {
-    name: settings.agent,
+    name,
+    ...(settings.prices?.model ? { costCurrency: settings.prices.currency } : {}),
     async run(context: AgentContext): Promise<AgentOutcome> {
       const { signal } = context;
       signal.throwIfAborted();
@@ -158,14 +165,14 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
         ...(settings.prices?.model ? { price: settings.prices.model, currency: settings.prices.currency } : {}),
         ...(settings.max_tokens_per_episode !== undefined ? { maxTokensPerEpisode: settings.max_tokens_per_episode } : {}),
       });
-      const client = new Client({ name: `mcpbench-${settings.agent}-agent`, version: '0.1.0' });
+      const client = new Client({ name: `mcpbench-${name}-agent`, version: '0.1.0' });
       const transport = new StreamableHTTPClientTransport(new URL(context.gateway.url));
       try {
         try {
           await client.connect(transport, { signal, timeout: toolTimeoutMs });
         } catch (error) {
           if (signal.aborted) throw signal.reason;
-          throw new AgentError({ kind: 'infra', code: 'gateway_unreachable', message: `could not connect to the gateway at ${context.gateway.url}: ${describe(error)}` });
+          throw new AgentError('gateway-unreachable', `could not connect to the gateway at ${context.gateway.url}: ${describe(error)}`);
         }
         const tools: Tool[] = context.gateway.tools.length > 0 ? context.gateway.tools : (await client.listTools(undefined, { signal, timeout: toolTimeoutMs })).tools;
         const toolNames = new Set(tools.map((tool) => tool.name));
@@ -184,8 +191,8 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
             return answer ? { answer } : {};
           }
           if (meter.overBudget()) {
-            meter.finish('token_budget');
-            throw new AgentError({ code: 'token_budget', message: `the episode used ${meter.tokens()} tokens, its budget is ${settings.max_tokens_per_episode} (--max-tokens-per-episode): stopped before the model's next tool call` });
+            meter.finish('token-budget');
+            return { stopped: { code: 'token-budget', message: `the episode used ${meter.tokens()} tokens, its budget is ${settings.max_tokens_per_episode} (max tokens per episode): stopped before the model's next tool call` } };
           }
           const answers: CallAnswer[] = [];
           const ids = new Set<string>();
@@ -195,7 +202,7 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
             ids.add(id);
             const attempted = { ...call, id };
             if (call.problem || call.name === undefined || call.arguments === undefined) {
-              meter.call({ turn: turnIndex, format: call.format, ...(call.name ? { name: call.name } : {}), status: 'malformed', problem: call.problem?.code ?? 'no_name' });
+              meter.call({ turn: turnIndex, format: call.format, ...(call.name ? { name: call.name } : {}), status: 'malformed', problem: call.problem?.code ?? 'no-name' });
               answers.push({ call: attempted, content: malformedMessage(call, tools), isError: true });
               continue;
             }
@@ -204,7 +211,7 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
           }
           adapter.reply(messages, turn, answers, text?.format);
         }
-        meter.finish('max_turns');
+        meter.finish('max-turns');
         return {};
       } catch (error) {
         meter.finish(signal.aborted ? 'aborted' : 'error');

@@ -11,7 +11,7 @@
  * object as some local servers send them; the legacy `function_call` too), or calls written as text in the
  * content; `usage.prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`.
  * `finish_reason: content_filter` (or an error whose code says content filter) is a refusal, not retried;
- * `choices: []` is retried, then an `empty_choices` error.
+ * `choices: []` is retried, then a `model-empty-response` error.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from './agent.ts';
@@ -85,15 +85,15 @@ export function openAIUsage(json: unknown): TokenUsage | null {
 }
 
 function openAITurn(json: unknown): ProtocolTurn {
-  if (!isRecord(json)) throw new ResponseProblem('bad_response', `the response is not a JSON object: ${JSON.stringify(json)?.slice(0, 200)}`);
+  if (!isRecord(json)) throw new ResponseProblem('model-bad-response', `the response is not a JSON object: ${JSON.stringify(json)?.slice(0, 200)}`);
   if (!Array.isArray(json.choices)) {
     const error = isRecord(json.error) ? `: ${String(json.error.message ?? JSON.stringify(json.error))}` : '';
-    throw new ResponseProblem('bad_response', `the response has no choices${error}`);
+    throw new ResponseProblem('model-bad-response', `the response has no choices${error}`);
   }
-  if (json.choices.length === 0) throw new ResponseProblem('empty_choices', 'the response has no choices (choices: [])');
+  if (json.choices.length === 0) throw new ResponseProblem('model-empty-response', 'the response has no choices (choices: [])');
   const choice = json.choices[0];
-  if (!isRecord(choice) || !isRecord(choice.message)) throw new ResponseProblem('bad_response', 'choices[0] has no message');
-  if (choice.finish_reason === 'content_filter') throw new AgentError({ code: 'content_filter', message: 'the endpoint stopped the response by content filter (finish_reason: content_filter)' });
+  if (!isRecord(choice) || !isRecord(choice.message)) throw new ResponseProblem('model-bad-response', 'choices[0] has no message');
+  if (choice.finish_reason === 'content_filter') throw new AgentError('model-content-filter', 'the endpoint stopped the response by content filter (finish_reason: content_filter)');
   const message = choice.message;
   const native: AttemptedCall[] = [];
   if (Array.isArray(message.tool_calls)) {
@@ -112,7 +112,7 @@ function nativeCall(raw: unknown): AttemptedCall {
   const name = typeof fn.name === 'string' && fn.name.trim() ? fn.name.trim() : undefined;
   const rawArgs = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
   const base: AttemptedCall = { format: 'native', raw: rawArgs, ...(id ? { id } : {}), ...(name ? { name } : {}) };
-  if (!name) return { ...base, problem: { code: 'no_name', message: 'the tool call has no function name' } };
+  if (!name) return { ...base, problem: { code: 'no-name', message: 'the tool call has no function name' } };
   const args = argumentsOf(fn.arguments);
   return 'problem' in args ? { ...base, problem: args.problem } : { ...base, arguments: args.value };
 }

@@ -10,15 +10,16 @@
  *      `MCPBENCH_AGENT_EXTRA_BODY` as JSON ...), plus the protocol's own `MCPBENCH_OPENAI_BASE_URL`,
  *      `MCPBENCH_OPENAI_MODEL`, `OPENAI_API_KEY` (or `MCPBENCH_ANTHROPIC_*`, `ANTHROPIC_API_KEY`);
  *
- * then the defaults. The resolved settings are what `run.json` records (the API key never is: it is read
- * from the environment variable `api_key_env` names, again on resume).
+ * then the defaults. The resolved settings are the agent's options (`agent_options` in `run.json`, checked by
+ * `modelSettingsSchema` when a run is resumed); the API key never is: it is read from the environment
+ * variable `api_key_env` names, again on resume.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile, zodIssues } from '../../json-file.ts';
 import { TOOL_CALL_FORMAT_OPTIONS, type ToolCallFormatOption } from './tool-call-formats.ts';
-import { priceFor, readPriceFile, PriceFileError, type ModelPrice } from './usage.ts';
+import { ModelPriceSchema, priceFor, readPriceFile, PriceFileError } from './usage.ts';
 
 export const MODEL_AGENTS = ['openai', 'anthropic'] as const;
 export type ModelAgentName = (typeof MODEL_AGENTS)[number];
@@ -57,35 +58,44 @@ export const AgentConfigSchema = z
     extra_body: z.record(z.string(), z.unknown()).optional().meta({ title: 'Extra request fields', description: 'Added to every request body as they are (e.g. `top_k`, `min_p`, `repetition_penalty` for local servers); may not replace model, messages, tools, system or stream.', examples: [{ top_k: 20, min_p: 0 }] }),
     tool_call_format: z.enum(TOOL_CALL_FORMAT_OPTIONS).optional().meta({ title: 'Tool-call format', description: 'Where tool calls are read from: `auto` (native calls, else calls written as text in any known format), `native` (only the protocol\'s own), or one text format.', examples: ['auto', 'hermes'] }),
     max_retries: z.number().int().min(0).max(20).optional().meta({ title: 'Max retries', description: 'Retries of one request after a 429, 5xx, timeout, refused connection or unreadable body, with exponential back-off (default 4).', examples: [4] }),
-    max_tokens_per_episode: z.number().int().positive().optional().meta({ title: 'Token budget per episode', description: 'Prompt + completion tokens an episode may spend; once reached, the episode ends before the next tool call (error code token_budget).', examples: [200000] }),
+    max_tokens_per_episode: z.number().int().positive().optional().meta({ title: 'Token budget per episode', description: 'Prompt + completion tokens an episode may spend; once reached, the episode ends before the next tool call and fails (failure code token-budget).', examples: [200000] }),
     prices: z.string().min(1).optional().meta({ title: 'Price file', description: 'A price file (schemas/prices.schema.json) giving this model\'s prices per million tokens (relative to this file).', examples: ['prices.json'] }),
   })
   .strict()
   .meta({ title: 'MCPBench agent profile', description: 'Settings of a model agent (`--agent openai|anthropic --agent-config FILE`). Flags override the file; the file overrides the environment.' });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-/** The settings a model agent runs with, as run.json records them (never an API key). */
-export interface ModelAgentSettings {
-  agent: ModelAgentName;
-  base_url: string;
-  model: string;
-  api_key_env: string;
-  temperature?: number;
-  top_p?: number;
-  /** The base sampling seed (trial t sends seed + t); the run seed when none was set. */
-  seed?: number;
-  max_tokens?: number;
-  max_turns: number;
-  request_timeout_s: number;
-  system_prompt: string;
-  system_prompt_file?: string;
-  extra_body?: Record<string, unknown>;
-  tool_call_format: ToolCallFormatOption;
-  max_retries: number;
-  max_tokens_per_episode?: number;
-  /** The price file and the model's price in it (absent when the file has none for the model). */
-  prices?: { file: string; currency: string; model?: ModelPrice };
+/**
+ * The settings a model agent runs with, as run.json records them (its `agent_options`; never an API key).
+ * Fields a version did not record take today's defaults, so older runs resume.
+ */
+export function modelSettingsSchema(agent: ModelAgentName) {
+  const shape = AgentConfigSchema.shape;
+  return z
+    .object({
+      base_url: z.url().default(PROTOCOL_DEFAULTS[agent].base_url),
+      model: z.string().min(1),
+      api_key_env: shape.api_key_env.unwrap().default(PROTOCOL_DEFAULTS[agent].env.api_key),
+      temperature: shape.temperature,
+      top_p: shape.top_p,
+      /** The base sampling seed (trial t sends seed + t); the run seed when none was set. */
+      seed: shape.seed,
+      max_tokens: shape.max_tokens,
+      max_turns: shape.max_turns.unwrap().default(DEFAULTS.max_turns),
+      request_timeout_s: shape.request_timeout_s.unwrap().default(DEFAULTS.request_timeout_s),
+      /** The system prompt itself (read from `system_prompt_file` when one was given). */
+      system_prompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
+      system_prompt_file: z.string().optional(),
+      extra_body: shape.extra_body,
+      tool_call_format: shape.tool_call_format.unwrap().default(DEFAULTS.tool_call_format),
+      max_retries: shape.max_retries.unwrap().default(DEFAULTS.max_retries),
+      max_tokens_per_episode: shape.max_tokens_per_episode,
+      /** The price file and the model's price in it (absent when the file has none for the model). */
+      prices: z.object({ file: z.string(), currency: z.string(), model: ModelPriceSchema.optional() }).optional(),
+    })
+    .strict();
 }
+export type ModelAgentSettings = z.output<ReturnType<typeof modelSettingsSchema>>;
 
 export class SettingsError extends Error {}
 
@@ -137,8 +147,8 @@ export function environmentLayer(agent: ModelAgentName, env: Record<string, stri
 const NUMERIC_KEYS = new Set(['temperature', 'top_p', 'seed', 'max_tokens', 'max_turns', 'request_timeout_s', 'max_retries', 'max_tokens_per_episode']);
 
 export interface SettingsSources {
-  /** From command-line flags (paths relative to `cwd`). */
-  flags?: Layer;
+  /** From command-line flags, under the profile's keys (paths relative to `cwd`); checked against the profile schema. */
+  flags?: Record<string, unknown>;
   /** `--agent-config FILE`. */
   configFile?: string;
   env?: Record<string, string | undefined>;
@@ -158,7 +168,7 @@ export function profileAgent(configFile: string, flagAgent: string | undefined):
 /** Flags over the profile file over the environment over the defaults; the API key from the environment. */
 export function resolveModelSettings(agent: ModelAgentName, sources: SettingsSources): { settings: ModelAgentSettings; apiKey?: string; warnings: string[] } {
   const env = sources.env ?? process.env;
-  const flags = sources.flags ? validated(absolutePaths(sources.flags, sources.cwd), 'flags') : {};
+  const flags = sources.flags ? absolutePaths(validated(sources.flags, 'flags'), sources.cwd) : {};
   const file = sources.configFile ? readAgentConfig(resolve(sources.cwd, sources.configFile)) : {};
   if (file.agent && file.agent !== agent) throw new SettingsError(`${sources.configFile} is a profile for --agent ${file.agent}, not ${agent}`);
   const merged: Layer = { ...environmentLayer(agent, env, sources.cwd), ...defined(file), ...defined(flags) };
@@ -193,7 +203,6 @@ export function resolveModelSettings(agent: ModelAgentName, sources: SettingsSou
   const apiKeyEnv = merged.api_key_env ?? PROTOCOL_DEFAULTS[agent].env.api_key;
   const apiKey = env[apiKeyEnv]?.trim() || undefined;
   const settings: ModelAgentSettings = {
-    agent,
     base_url: merged.base_url ?? PROTOCOL_DEFAULTS[agent].base_url,
     model: merged.model,
     api_key_env: apiKeyEnv,
@@ -218,7 +227,23 @@ export function modelSettings(agent: ModelAgentName, fields: Partial<ModelAgentS
   return { ...settings, ...fields };
 }
 
-function validated(layer: Layer, source: string): Layer {
+/**
+ * The options a new run records for a model agent (agents/registry.ts): `input` holds the profile's keys as
+ * flags set them and `agent_config`, the profile file; the run seed is the sampling seed unless one was set.
+ */
+export function prepareModelSettings(
+  agent: ModelAgentName,
+  input: Record<string, unknown>,
+  context: { env: Record<string, string | undefined>; cwd: string; seed?: number },
+): { settings: ModelAgentSettings; warnings: string[] } {
+  const { agent_config: configFile, ...flags } = input;
+  if (configFile !== undefined && typeof configFile !== 'string') throw new SettingsError('--agent-config: expected a file path');
+  const { settings, warnings } = resolveModelSettings(agent, { flags, ...(configFile ? { configFile } : {}), env: context.env, cwd: context.cwd });
+  const seed = settings.seed ?? (context.seed !== undefined && context.seed >= 0 ? context.seed : undefined);
+  return { settings: { ...settings, ...(seed !== undefined ? { seed } : {}) }, warnings };
+}
+
+function validated(layer: Record<string, unknown>, source: string): Layer {
   const parsed = AgentConfigSchema.safeParse(defined(layer));
   if (!parsed.success) throw new SettingsError(`${source}: ${zodIssues(parsed.error, (p) => `--${String(p[0]).replace(/_/g, '-')}`)}`);
   return parsed.data;

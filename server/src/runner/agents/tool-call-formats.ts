@@ -27,7 +27,7 @@ export type ToolCallFormat = 'native' | TextToolCallFormat;
 export const TOOL_CALL_FORMAT_OPTIONS = ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] as const;
 export type ToolCallFormatOption = (typeof TOOL_CALL_FORMAT_OPTIONS)[number];
 
-export type CallProblemCode = 'no_name' | 'bad_json' | 'arguments_not_object';
+export type CallProblemCode = 'no-name' | 'bad-json' | 'arguments-not-object';
 
 /** One call the model attempted, well-formed or not. */
 export interface AttemptedCall {
@@ -103,13 +103,13 @@ function looksLikeCall(value: unknown, toolNames: ReadonlySet<string>): boolean 
  */
 export function callFromObject(value: unknown, format: ToolCallFormat, raw: string, id?: string): AttemptedCall {
   const base = { format, raw, ...(id !== undefined ? { id } : {}) };
-  if (!isObject(value)) return { ...base, problem: { code: 'bad_json', message: 'a tool call must be a JSON object with a name and arguments' } };
+  if (!isObject(value)) return { ...base, problem: { code: 'bad-json', message: 'a tool call must be a JSON object with a name and arguments' } };
   const inner = isObject(value.function) ? value.function : value;
   const ownId = typeof value.id === 'string' && value.id ? value.id : undefined;
   const named = NAME_KEYS.map((key) => inner[key]).find((v) => typeof v === 'string' && v.trim() !== '') as string | undefined;
   const argsKey = ARGUMENT_KEYS.find((key) => key in inner);
   const call: AttemptedCall = { ...base, ...(id === undefined && ownId ? { id: ownId } : {}), ...(named ? { name: named.trim() } : {}) };
-  if (!named) return { ...call, problem: { code: 'no_name', message: 'the tool call has no function name' } };
+  if (!named) return { ...call, problem: { code: 'no-name', message: 'the tool call has no function name' } };
   const args = argumentsOf(argsKey === undefined ? {} : inner[argsKey]);
   return 'problem' in args ? { ...call, problem: args.problem } : { ...call, arguments: args.value };
 }
@@ -122,17 +122,17 @@ export function argumentsOf(value: unknown): { value: Record<string, unknown> } 
     try {
       parsed = JSON.parse(value);
     } catch (error) {
-      return { problem: { code: 'bad_json', message: `the arguments are not valid JSON (${(error as Error).message})` } };
+      return { problem: { code: 'bad-json', message: `the arguments are not valid JSON (${(error as Error).message})` } };
     }
   }
-  if (!isObject(parsed)) return { problem: { code: 'arguments_not_object', message: `the arguments must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : typeof parsed}` } };
+  if (!isObject(parsed)) return { problem: { code: 'arguments-not-object', message: `the arguments must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : typeof parsed}` } };
   return { value: parsed };
 }
 
 /** A call whose text cannot be parsed: what we can still tell (its name, if one is legible) and why. */
 function brokenCall(format: ToolCallFormat, raw: string, reason: string): AttemptedCall {
   const name = /"(?:name|function)"\s*:\s*"([^"]+)"/.exec(raw)?.[1];
-  return { format, raw, ...(name ? { name } : {}), problem: { code: 'bad_json', message: `the tool call is not valid JSON (${reason})` } };
+  return { format, raw, ...(name ? { name } : {}), problem: { code: 'bad-json', message: `the tool call is not valid JSON (${reason})` } };
 }
 
 function parseJson(text: string): { value: unknown } | { error: string } {
@@ -167,7 +167,7 @@ function parseHermes(text: string): AttemptedCall[] {
 /** Qwen3-Coder: `<function=name><parameter=key>value</parameter>...</function>`; a value is JSON when it parses. */
 function parseQwenXml(body: string): AttemptedCall {
   const name = /^<function=([^>\s]+)>/.exec(body)?.[1];
-  if (!name) return { format: 'hermes', raw: body, problem: { code: 'no_name', message: 'the tool call has no function name' } };
+  if (!name) return { format: 'hermes', raw: body, problem: { code: 'no-name', message: 'the tool call has no function name' } };
   const args: Record<string, unknown> = {};
   for (const match of body.matchAll(/<parameter=([^>\s]+)>([\s\S]*?)<\/parameter>/g)) {
     const value = match[2]!.replace(/^\n|\n$/g, '');
@@ -277,7 +277,7 @@ function pythonCalls(text: string): AttemptedCall[] | undefined {
         reader.skip(/\s/);
       }
     } catch (error) {
-      calls.push({ format: 'llama3', raw: text.slice(start), name: name.replace(/\.call$/, ''), problem: { code: 'bad_json', message: `the arguments cannot be read (${(error as Error).message})` } });
+      calls.push({ format: 'llama3', raw: text.slice(start), name: name.replace(/\.call$/, ''), problem: { code: 'bad-json', message: `the arguments cannot be read (${(error as Error).message})` } });
       return calls;
     }
     calls.push({ format: 'llama3', raw: text.slice(start, reader.at), name: name.replace(/\.call$/, ''), arguments: args });
@@ -387,7 +387,7 @@ function parseMistral(text: string): AttemptedCall[] {
     // v11+: name[ARGS]{...} or name[CALL_ID]id[ARGS]{...}
     const match = /^([^[\s]+)(?:\[CALL_ID\]([^[\s]+))?\[ARGS\]/.exec(body);
     if (!match) {
-      calls.push({ format: 'mistral', raw: body, problem: { code: body ? 'bad_json' : 'no_name', message: body ? 'the tool call after [TOOL_CALLS] cannot be read' : 'the tool call has no function name' } });
+      calls.push({ format: 'mistral', raw: body, problem: { code: body ? 'bad-json' : 'no-name', message: body ? 'the tool call after [TOOL_CALLS] cannot be read' : 'the tool call has no function name' } });
       continue;
     }
     const rest = body.slice(match[0].length).trim();

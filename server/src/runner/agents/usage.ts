@@ -12,7 +12,9 @@
  */
 import { z } from 'zod';
 import { readJsonFile } from '../../json-file.ts';
-import type { ToolCallFormat, CallProblemCode } from './tool-call-formats.ts';
+import type { AttemptedCallRecord, MODEL_ENDS, ModelRecord } from '../store.ts';
+
+export type { AttemptedCallRecord, ModelRecord };
 
 /** Usage of one model response, normalised across protocols. */
 export interface TokenUsage {
@@ -85,20 +87,8 @@ export function costOf(usage: TokenUsage, price: ModelPrice): number {
   );
 }
 
-/** One call the model attempted, as the episode records it (malformed ones never reach the gateway). */
-export interface AttemptedCallRecord {
-  /** 0-based model turn the call was written in. */
-  turn: number;
-  format: ToolCallFormat;
-  /** The function name, when the model gave one. */
-  name?: string;
-  /** `sent` went to the gateway; `malformed` was answered with an error by the agent itself. */
-  status: 'sent' | 'malformed';
-  problem?: CallProblemCode;
-}
-
 /** How a model agent's episode ended, from the loop's side. */
-export type ModelEnd = 'answer' | 'max_turns' | 'token_budget' | 'error' | 'aborted';
+export type ModelEnd = (typeof MODEL_ENDS)[number];
 
 /** Counts that add up across episodes and runs. */
 export interface UsageTotals extends TokenUsage {
@@ -112,21 +102,6 @@ export interface UsageTotals extends TokenUsage {
   responses_without_usage: number;
 }
 
-/** What a model agent spent in one episode (EpisodeResult.model). */
-export interface ModelRecord extends UsageTotals {
-  /** `openai`, `anthropic`, `vscode-lm` or `endpoint` (usage an endpoint reported). */
-  protocol: string;
-  model: string;
-  /** In the price file's currency; null when no price was given for the model. */
-  cost: number | null;
-  currency?: string;
-  /** Milliseconds of the request that produced each turn (back-off between retries excluded). */
-  turn_latency_ms: number[];
-  calls: AttemptedCallRecord[];
-  end?: ModelEnd;
-  /** The per-episode token budget, when one was set. */
-  max_tokens_per_episode?: number;
-}
 
 export const emptyUsage = (): TokenUsage => ({ prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, cache_write_tokens: 0 });
 
