@@ -7,7 +7,7 @@
  * and cost the report shows against the sums the simulation served (delivered bodies; the cost at the same
  * price), the malformed-call rate, and the error (and failure) codes of the episodes.
  *
- *   npx tsx bench/agents/run.ts [--tasks N] [--protocol openai|anthropic] [--only TEXT]
+ *   npx tsx bench/agents/run.ts [--tasks N] [--protocol openai|anthropic] [--only TEXT[,TEXT...]]
  *
  * N tasks (default 20) are taken round-robin over the namespace folders of tasks/, in name order, each with a goal
  * of its own (the oracle knows a task by its goal). SANDBOX=bwrap|process.
@@ -118,7 +118,7 @@ const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixe
 
 async function main() {
   const count = Number(arg('--tasks') ?? 20);
-  const only = arg('--only');
+  const only = arg('--only')?.split(',').map((text) => text.trim()).filter(Boolean);
   const protocols = (arg('--protocol') ? [arg('--protocol')] : ['openai', 'anthropic']) as Protocol[];
   const tasks = pickTasks(count);
   const plans = new Map(tasks.map(({ task }) => [task.goal, planFor(task)]));
@@ -132,7 +132,7 @@ async function main() {
   try {
     for (const protocol of protocols) {
       let baseline: Row | undefined;
-      for (const behaviour of BEHAVIOURS.filter((b) => b.protocols.includes(protocol) && (!only || b.name.includes(only) || b.name === 'well-behaved'))) {
+      for (const behaviour of BEHAVIOURS.filter((b) => b.protocols.includes(protocol) && (!only || only.some((text) => b.name.includes(text)) || b.name === 'well-behaved'))) {
         const row = await runBehaviour(protocol, behaviour, files, plans, work);
         if (behaviour.name === 'well-behaved') baseline = row;
         const m = row.scores.model;

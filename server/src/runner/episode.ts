@@ -228,7 +228,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
       agentError = controller.signal.aborted
-        ? { ...agentErrorRecord(error), code: 'agent-timeout', message: `the agent did not finish within ${timeoutMs / 1000} s` }
+        ? { ...agentErrorRecord(error), kind: 'agent', code: 'agent-timeout', message: `the agent did not finish within ${timeoutMs / 1000} s` }
         : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
