@@ -10,6 +10,9 @@ import { createAjv } from '../server/src/tasks/ajv.ts';
 import { collectTaskFiles } from '../server/src/tasks/files.ts';
 import { emitJsonSchemas } from '../server/src/tasks/json-schemas.ts';
 import { ServerFileSchema, TaskSchema } from '../server/src/tasks/model.ts';
+import { AgentConfigSchema } from '../server/src/runner/agents/settings.ts';
+import { PriceFileSchema } from '../server/src/runner/agents/usage.ts';
+import type { z } from 'zod';
 import { schemasDir } from '../server/src/paths.ts';
 import { pick, seededRandom } from './seeded-random.ts';
 
@@ -73,5 +76,33 @@ test('namespace files satisfy the zod ServerFile schema and the emitted server.s
     assert.equal(validate(value), true, file);
     const broken = { ...value, tools: [{ name: 'x' }] };
     assert.equal(ServerFileSchema.safeParse(broken).success, validate(broken), `${file} (broken copy)`);
+  }
+});
+
+test('the agent profile and price file schemas: zod and the JSON Schema agree; their documented examples are valid', () => {
+  const ajv = createAjv();
+  const cases: Array<[string, z.ZodType, unknown[], unknown[]]> = [
+    [
+      'agent-config.schema.json',
+      AgentConfigSchema,
+      [{}, { agent: 'openai', base_url: 'http://127.0.0.1:8080/v1', model: 'qwen', temperature: 0.2, top_p: 0.9, seed: 3, max_tokens: 512, max_turns: 20, request_timeout_s: 300, system_prompt_file: 'p.txt', extra_body: { top_k: 20 }, tool_call_format: 'hermes', max_retries: 2, max_tokens_per_episode: 100000, prices: 'prices.json', api_key_env: 'MY_KEY' }],
+      [{ agent: 'gemini' }, { temperature: 3 }, { tool_call_format: 'xml' }, { base_url: 'not a url' }, { max_turns: 0 }, { extra_body: [] }, { api_key: 'sk-...' }, { api_key_env: 'not valid' }],
+    ],
+    [
+      'prices.schema.json',
+      PriceFileSchema,
+      [{ models: {} }, { currency: 'EUR', models: { 'gpt-4o*': { input: 2.5, output: 10, cached_input: 1.25 }, claude: { input: 3, output: 15, cache_write: 3.75 } } }],
+      [{}, { models: { m: { input: 1 } } }, { models: { m: { input: -1, output: 1 } } }, { currency: 'usd', models: {} }, { models: { m: { input: 1, output: 1, per: 'token' } } }],
+    ],
+  ];
+  for (const [file, schema, valid, invalid] of cases) {
+    const validate = ajv.compile(emitted[file]!);
+    for (const doc of [...valid, ...invalid]) {
+      assert.equal(validate(doc), schema.safeParse(doc).success, `${file} disagreement on ${JSON.stringify(doc)}`);
+    }
+    for (const doc of valid) assert.ok(validate(doc), `${file} refuses ${JSON.stringify(doc)}: ${ajv.errorsText(validate.errors)}`);
+    for (const doc of invalid) assert.ok(!validate(doc), `${file} accepts ${JSON.stringify(doc)}`);
+    const examples = Object.values((emitted[file] as { properties: Record<string, { examples?: unknown[] }> }).properties).flatMap((p) => p.examples ?? []);
+    assert.ok(examples.length > 0, `${file} documents examples`);
   }
 });

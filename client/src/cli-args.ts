@@ -4,7 +4,7 @@
  */
 import { FAULT_TYPES } from '../../server/src/runner/types.ts';
 
-export const AGENTS = ['reference', 'noop', 'command', 'endpoint', 'openai', 'vscode-lm'] as const;
+export const AGENTS = ['reference', 'noop', 'command', 'endpoint', 'openai', 'anthropic', 'vscode-lm'] as const;
 export type AgentChoice = (typeof AGENTS)[number];
 
 export const SANDBOXES = ['auto', 'bwrap', 'docker', 'podman', 'process'] as const;
@@ -22,6 +22,10 @@ export interface RunSettings {
   endpoint?: string;
   openaiBaseUrl?: string;
   openaiModel?: string;
+  /** Model agents: a settings profile (`--agent-config`). */
+  agentConfig?: string;
+  /** A price file (`--prices`), for cost. */
+  prices?: string;
 }
 
 export interface CliCommand {
@@ -63,12 +67,17 @@ export function runArgs(files: string[], settings: RunSettings, options: { fault
     case 'openai':
       if (settings.openaiBaseUrl) args.push('--base-url', settings.openaiBaseUrl);
       if (settings.openaiModel) args.push('--model', settings.openaiModel);
+      if (settings.agentConfig) args.push('--agent-config', settings.agentConfig);
+      break;
+    case 'anthropic':
+      if (settings.agentConfig) args.push('--agent-config', settings.agentConfig);
       break;
     case 'reference':
       // Under faults the reference agent should behave like a careful agent, not give up at the first error.
       if ((options.faults ?? 'none') !== 'none') args.push('--retry');
       break;
   }
+  if (settings.prices && settings.agent !== 'reference' && settings.agent !== 'noop' && settings.agent !== 'command') args.push('--prices', settings.prices);
   args.push('--faults', options.faults ?? 'none');
   if (settings.trials > 1) args.push('--trials', String(Math.floor(settings.trials)));
   if (settings.sandbox !== 'auto') args.push('--sandbox', settings.sandbox);

@@ -6,11 +6,11 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentRequest } from '../../server/src/runner/agents/endpoint.ts';
+import type { AgentRequest, ReportedUsage } from '../../server/src/runner/agents/endpoint.ts';
 
-export type { AgentRequest };
+export type { AgentRequest, ReportedUsage };
 
-export type EndpointHandler = (request: AgentRequest, signal: AbortSignal) => Promise<{ answer?: string }>;
+export type EndpointHandler = (request: AgentRequest, signal: AbortSignal) => Promise<{ answer?: string; usage?: ReportedUsage }>;
 
 export interface EndpointServer {
   url: string;
@@ -71,7 +71,7 @@ export async function startEndpointServer(handler: EndpointHandler): Promise<End
         const timer = setTimeout(() => controller.abort(new Error(`deadline of ${parsed.deadline_ms} ms reached`)), parsed.deadline_ms);
         try {
           const outcome = await handler(parsed, controller.signal);
-          if (!res.destroyed) reply(200, outcome.answer === undefined ? {} : { answer: outcome.answer });
+          if (!res.destroyed) reply(200, { ...(outcome.answer === undefined ? {} : { answer: outcome.answer }), ...(outcome.usage ? { usage: outcome.usage } : {}) });
         } finally {
           clearTimeout(timer);
         }

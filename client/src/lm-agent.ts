@@ -3,24 +3,25 @@
  * against a small HTTP endpoint served here; for each request the extension runs a tool-calling loop with a
  * chat model from `vscode.lm`, calling the task's tools through the gateway URL in the request with the MCP
  * SDK client. The runner still owns the sandbox, the faults, the budget and the verdict.
+ *
+ * Tokens: the language-model API does not report what a request was billed, but each model counts tokens
+ * with its own tokenizer (`LanguageModelChat.countTokens`); the prompt of every request and every response
+ * are counted that way and reported to the runner with the answer (`usage`), with the latency of each turn.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as vscode from 'vscode';
-import { startEndpointServer, type AgentRequest, type EndpointServer } from './endpoint-server.ts';
+import { resultText } from '../../server/src/runner/agents/agent.ts';
+import { startEndpointServer, type AgentRequest, type EndpointServer, type ReportedUsage } from './endpoint-server.ts';
 
 const SYSTEM_PROMPT =
   'You are an agent completing a task by calling tools. Call the tools you need, one step at a time, and check ' +
   'their results. Tool calls cost steps from a fixed budget, so do not call tools you do not need. Some calls may ' +
   'fail transiently; retry those when it makes sense. When the task is done, reply with a short final answer.';
 
-function resultText(result: unknown): string {
-  const content = (result as { content?: unknown })?.content;
-  const parts = Array.isArray(content)
-    ? content.map((c: { type?: string; text?: string }) => (c?.type === 'text' && typeof c.text === 'string' ? c.text : JSON.stringify(c)))
-    : [JSON.stringify(result)];
-  const text = parts.join('\n');
-  return (result as { isError?: boolean })?.isError ? `Error: ${text}` : text;
+/** What the model reads of a tool result: its text, marked as an error when it is one. */
+function toolResultText(result: { content?: unknown; isError?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
+  return result.isError ? `Error: ${resultText(result)}` : resultText(result);
 }
 
 export class LanguageModelAgent implements vscode.Disposable {
@@ -48,7 +49,7 @@ export class LanguageModelAgent implements vscode.Disposable {
     return this.server.url;
   }
 
-  private async answer(request: AgentRequest, signal: AbortSignal): Promise<{ answer?: string }> {
+  private async answer(request: AgentRequest, signal: AbortSignal): Promise<{ answer?: string; usage?: ReportedUsage }> {
     const [model] = await LanguageModelAgent.availableModels();
     if (!model) throw new Error('no language model is available');
     this.output.appendLine(`[vscode-lm] ${request.task_id}: ${model.vendor}/${model.family} (${model.id})`);
@@ -64,9 +65,18 @@ export class LanguageModelAgent implements vscode.Disposable {
       }));
       const messages: vscode.LanguageModelChatMessage[] = [vscode.LanguageModelChatMessage.User(`${SYSTEM_PROMPT}\n\nTask: ${request.goal}`)];
       let answer = '';
+      const usage = { model: model.id, requests: 0, prompt_tokens: 0, completion_tokens: 0, turn_latency_ms: [] as number[] };
+      const count = async (value: string | vscode.LanguageModelChatMessage) => {
+        try {
+          return await model.countTokens(value, cancellation.token);
+        } catch {
+          return 0;
+        }
+      };
       // The gateway enforces max_steps; this bound only stops a model that keeps talking without calling.
       for (let turn = 0; turn < request.max_steps + 4; turn++) {
         signal.throwIfAborted();
+        const started = Date.now();
         const response = await model.sendRequest(messages, { tools, toolMode: vscode.LanguageModelChatToolMode.Auto }, cancellation.token);
         const calls: vscode.LanguageModelToolCallPart[] = [];
         let text = '';
@@ -74,6 +84,10 @@ export class LanguageModelAgent implements vscode.Disposable {
           if (part instanceof vscode.LanguageModelTextPart) text += part.value;
           else if (part instanceof vscode.LanguageModelToolCallPart) calls.push(part);
         }
+        usage.requests++;
+        usage.turn_latency_ms.push(Date.now() - started);
+        for (const message of messages) usage.prompt_tokens += await count(message);
+        usage.completion_tokens += await count(text + calls.map((c) => `${c.name}${JSON.stringify(c.input)}`).join(''));
         answer = text.trim() || answer;
         if (!calls.length) break;
         messages.push(vscode.LanguageModelChatMessage.Assistant([...(text ? [new vscode.LanguageModelTextPart(text)] : []), ...calls]));
@@ -82,7 +96,7 @@ export class LanguageModelAgent implements vscode.Disposable {
           let content: string;
           try {
             const result = await client.callTool({ name: call.name, arguments: call.input as Record<string, unknown> }, undefined, { signal });
-            content = resultText(result);
+            content = toolResultText(result);
           } catch (error) {
             content = `Error: ${(error as Error).message}`;
           }
@@ -90,7 +104,7 @@ export class LanguageModelAgent implements vscode.Disposable {
         }
         messages.push(vscode.LanguageModelChatMessage.User(results));
       }
-      return answer ? { answer } : {};
+      return { ...(answer ? { answer } : {}), usage };
     } finally {
       cancellation.dispose();
       await client.close().catch(() => undefined);

@@ -21,6 +21,10 @@ export function readRunSettings(scope?: vscode.Uri): RunSettings {
   if (endpoint) settings.endpoint = endpoint;
   if (baseUrl) settings.openaiBaseUrl = baseUrl;
   if (model) settings.openaiModel = model;
+  const agentConfig = optional('agentConfig');
+  const prices = optional('prices');
+  if (agentConfig) settings.agentConfig = agentConfig;
+  if (prices) settings.prices = prices;
   return settings;
 }
 

@@ -55,9 +55,16 @@ export function episodeMessage(result: EpisodeResult): string {
       error.exit_code !== undefined && error.exit_code !== null ? `exit code ${error.exit_code}` : '',
       error.signal ? `signal ${error.signal}` : '',
       error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+      error.attempts !== undefined ? `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}` : '',
     ].filter(Boolean);
     if (fate.length) parts.push(fate.join(', '));
     if (error.stderr_tail) parts.push(`Last lines of its stderr:\n${error.stderr_tail}`);
+  }
+  if (result.failure) parts.push(`Stopped before it finished (${result.failure.code}): ${result.failure.message}`);
+  if (result.model) {
+    const m = result.model;
+    const cost = m.cost === null ? '' : `, ${m.currency ? `${m.currency} ` : ''}${m.cost.toFixed(4)}`;
+    parts.push(`Model ${m.model}: ${m.turns} turns, ${m.prompt_tokens + m.completion_tokens} tokens${cost}${result.malformed_calls ? `, ${result.malformed_calls} malformed calls` : ''}`);
   }
   if (result.budget_exceeded) parts.push('The agent went over max_steps.');
   if (result.answer !== undefined) parts.push(`Answer: ${compactJson(result.answer, 400)}`);

@@ -108,6 +108,13 @@
     view.body.replaceChildren(el('p', { class: 'muted' }, summary));
     if (result.goal !== undefined) view.body.append(goalShown(result.perturbation, result.goal));
     if (result.error) view.body.append(errorView(result.error));
+    if (result.failure) view.body.append(el('p', { class: 'error-text' }, `Stopped before it finished (${result.failure.code}): ${result.failure.message}`));
+    if (result.model) {
+      const m = result.model;
+      const cost = m.cost === null || m.cost === undefined ? '' : ` · ${m.currency || ''} ${m.cost.toFixed(4)}`;
+      const mean = m.turn_latency_ms.length ? Math.round(m.turn_latency_ms.reduce((a, b) => a + b, 0) / m.turn_latency_ms.length) : 0;
+      view.body.append(el('p', { class: 'muted' }, `${m.model} · ${m.turns} turns · ${(m.prompt_tokens + m.completion_tokens).toLocaleString()} tokens${cost} · ${mean} ms per turn · ${result.malformed_calls || 0} malformed calls`));
+    }
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
     if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
     if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
@@ -136,6 +143,15 @@
       if (scores.tool_call_efficiency) row('tool-call efficiency', scores.tool_call_efficiency.value === null ? '–' : scores.tool_call_efficiency.value.toFixed(3));
       if (scores.hallucinated_tool_rate) row('hallucinated-tool rate', pct(scores.hallucinated_tool_rate.value));
       if (scores.recovery_rate) row('recovery-from-error', pct(scores.recovery_rate.value));
+      if (scores.malformed_call_rate && (scores.model || scores.malformed_call_rate.numerator > 0)) row('malformed-call rate', `${pct(scores.malformed_call_rate.value)} (${scores.malformed_call_rate.numerator}/${scores.malformed_call_rate.denominator})`);
+      const m = scores.model;
+      if (m) {
+        const money = (v) => `${m.currency || ''} ${v.toFixed(4)}`.trim();
+        row('tokens', `${m.total_tokens.toLocaleString()} (prompt ${m.prompt_tokens.toLocaleString()}, completion ${m.completion_tokens.toLocaleString()})${m.responses_without_usage ? ` · ${m.responses_without_usage} responses without usage` : ''}`);
+        row('cost', m.cost === null ? 'not counted (no price)' : money(m.cost));
+        row('cost per passed task', m.cost_per_passed === null ? '–' : money(m.cost_per_passed));
+        if (m.latency_per_turn_ms) row('model latency per turn', `${Math.round(m.latency_per_turn_ms.mean)} ms (p95 ${Math.round(m.latency_per_turn_ms.p95)} ms)`);
+      }
       for (const p of scores.pass_k || []) row(`pass^${p.k}`, `${pct(p.value)}${ci(p.ci)}`);
     } else {
       row('scores', 'not available');
@@ -163,6 +179,7 @@
       case 'run-finished':
         showScores(event);
         if (event.interrupted) $('status').textContent = 'Interrupted: finished episodes are saved; the run can be resumed.';
+        if (event.stopped) $('status').textContent += ` · stopped: cost budget reached (${event.stopped.currency ? event.stopped.currency + ' ' : ''}${event.stopped.spent.toFixed(4)} of ${event.stopped.max}), ${event.stopped.not_started} episodes not started; resume with a higher --max-cost`;
         break;
       case 'notice':
         $('episodes').append(el('p', { class: event.level === 'warning' ? 'error-text' : 'muted' }, event.message));

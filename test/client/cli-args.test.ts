@@ -16,6 +16,8 @@ test('faults, trials, sandbox; the reference agent retries under faults', () => 
 
 test('agents take their settings; missing ones are a settings error', () => {
   assert.deepEqual(runArgs(['a.json'], { ...base, agent: 'openai', openaiBaseUrl: 'http://127.0.0.1:1/v1', openaiModel: 'm' }).slice(4, 10), ['--agent', 'openai', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
+  assert.deepEqual(runArgs(['a.json'], { ...base, agent: 'anthropic', agentConfig: 'claude.agent.json', prices: 'prices.json' }).slice(4, 10), ['--agent', 'anthropic', '--agent-config', 'claude.agent.json', '--prices', 'prices.json']);
+  assert.ok(!runArgs(['a.json'], { ...base, agent: 'reference', prices: 'prices.json' }).includes('--prices'), 'the reference agent spends nothing');
   assert.deepEqual(runArgs(['a.json'], { ...base, agent: 'command', agentCommand: 'python agent.py' }).slice(4, 8), ['--agent', 'command', '--agent-command', 'python agent.py']);
   assert.throws(() => runArgs(['a.json'], { ...base, agent: 'endpoint' }), SettingsError);
   assert.deepEqual(runArgs(['a.json'], { ...base, agent: 'vscode-lm' }, { lmEndpoint: 'http://127.0.0.1:9/' }).slice(4, 8), ['--agent', 'endpoint', '--endpoint', 'http://127.0.0.1:9/']);

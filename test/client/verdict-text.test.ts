@@ -38,10 +38,23 @@ const result = (over: Partial<EpisodeResult>): EpisodeResult => ({
   tool_calls: 2, unlisted_calls: 0, errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 10, attempt: 1, ...over,
 });
 
-test('a failure message has the verdict tree', () => {
+test('a failure message has the verdict tree, a model agent\'s spending and why it was stopped', () => {
   const message = episodeMessage(result({ verdict }));
   assert.match(message, /^Failed \(reference:0, faults none, trial 0\): 2\/6 tool calls/);
   assert.match(message, /Predicate:\n✗ all = false\n {2}✓ filesystem\.fileExists/);
+  const typed = episodeMessage(
+    result({
+      status: 'agent_error',
+      passed: false,
+      error: { kind: 'agent', code: 'model-content-filter', message: 'the endpoint stopped the response by content filter', attempts: 1 },
+      malformed_calls: 2,
+      model: { protocol: 'openai', model: 'qwen', requests: 3, turns: 3, retries: 0, prompt_tokens: 900, completion_tokens: 100, cached_tokens: 0, cache_write_tokens: 0, responses_without_usage: 0, cost: 0.0021, currency: 'USD', turn_latency_ms: [1, 2, 3], calls: [] },
+    }),
+  );
+  assert.match(typed, /Agent error \(reference:0, faults none, trial 0\): model-content-filter: the endpoint stopped.*\n1 attempt\n/);
+  assert.match(typed, /Model qwen: 3 turns, 1000 tokens, USD 0\.0021, 2 malformed calls/);
+  const budget = episodeMessage(result({ verdict, failure: { code: 'token-budget', message: 'the episode used 1200 tokens, its budget is 1000' } }));
+  assert.match(budget, /^Failed .*\n.*Stopped before it finished \(token-budget\): the episode used 1200 tokens/s);
 });
 
 test('an agent error says whose, with its code, exit code and stderr tail', () => {

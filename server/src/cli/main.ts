@@ -11,6 +11,7 @@ import { SealError } from '../generator/seal.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import { FaultProfileError } from '../runner/faults.ts';
 import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
+import { TOOL_CALL_FORMAT_OPTIONS } from '../runner/agents/tool-call-formats.ts';
 import { serveNamespace, ServeError } from './serve.ts';
 import { loadRegistry } from '../mcp/registry.ts';
 import { collectLintableFiles, collectTaskFiles, PathError, readText } from '../tasks/files.ts';
@@ -41,6 +42,23 @@ class ExitError extends Error {
 /** A repeatable option: each use adds one value. */
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+function numberOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+function jsonObjectOption(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object, e.g. \'{"top_k": 20}\'');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
+  return parsed as Record<string, unknown>;
 }
 
 function integerOption(value: string): number {
@@ -154,7 +172,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .command('run')
     .description('Run tasks with an agent through the gateway, under faults and goal perturbations, and score them (default: ./tasks).')
     .argument('[tasks...]', 'task files, folders or sealed sets (*.sealed.json, opened in memory with MCPBENCH_SET_KEY)')
-    .addOption(new Option('--agent <agent>', 'the agent').choices(agentNames()).default('reference'))
+    .addOption(new Option('--agent <agent>', "the agent (default: the --agent-config profile's, else reference)").choices(agentNames()))
     .option('--agent-command <command>', 'for --agent command: the program to run (gets MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ...)')
     .addOption(new Option('--agent-sandbox <backend>', 'for --agent command: the sandbox it runs in (default: the run\'s --sandbox), or none (a warning is recorded)').choices(['bwrap', 'docker', 'podman', 'none']))
     .option('--agent-env <name>', 'for --agent command: pass this variable of yours to the agent (repeatable; nothing else of your environment reaches it)', collect, [])
@@ -162,8 +180,21 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--agent-allow-host <host:port>', 'for --agent command: a host its egress proxy may reach, e.g. api.openai.com:443 (repeatable; default: none)', collect, [])
     .addOption(new Option('--agent-gateway <transport>', 'for --agent command: reach the gateway over streamable HTTP or over its own stdin/stdout').choices(['http', 'stdio']).default('http'))
     .option('--endpoint <url>', 'for --agent endpoint: the URL tasks are POSTed to')
-    .option('--model <model>', 'for --agent openai: the model (or MCPBENCH_OPENAI_MODEL)')
-    .option('--base-url <url>', 'for --agent openai: an OpenAI-compatible base URL (or MCPBENCH_OPENAI_BASE_URL)')
+    .option('--agent-config <file>', 'model agents (openai, anthropic): a settings profile (schemas/agent-config.schema.json); the flags below override it')
+    .option('--model <model>', 'model agents: the model (or MCPBENCH_OPENAI_MODEL / MCPBENCH_ANTHROPIC_MODEL)')
+    .option('--base-url <url>', 'model agents: the base URL, /chat/completions or /messages appended (or MCPBENCH_OPENAI_BASE_URL / MCPBENCH_ANTHROPIC_BASE_URL)')
+    .option('--temperature <t>', 'model agents: sampling temperature', numberOption)
+    .option('--top-p <p>', 'model agents: nucleus sampling mass', numberOption)
+    .option('--model-seed <n>', 'model agents: the sampling seed sent (default: the run seed; trial t sends seed + t)', integerOption)
+    .option('--max-tokens <n>', 'model agents: longest response per request', integerOption)
+    .option('--max-turns <n>', 'model agents: most model requests per episode (default 50)', integerOption)
+    .option('--request-timeout <s>', 'model agents: seconds one model request may take (default 120)', numberOption)
+    .option('--system-prompt <file>', 'model agents: a text file that replaces the default system prompt')
+    .option('--extra-body <json>', 'model agents: extra request fields, a JSON object (e.g. \'{"top_k": 20}\')', jsonObjectOption)
+    .addOption(new Option('--tool-call-format <format>', 'model agents: where tool calls are read from (auto: native calls, else text in any known format)').choices([...TOOL_CALL_FORMAT_OPTIONS]))
+    .option('--prices <file>', 'model agents: a price file (schemas/prices.schema.json), for cost and --max-cost')
+    .option('--max-tokens-per-episode <n>', 'model agents: stop an episode once it has used this many tokens (it fails: token-budget)', integerOption)
+    .option('--max-cost <amount>', "start no new episode once the run's cost reaches this (needs --prices); exit 3, resume with a higher one", numberOption)
     .option('--faults <profile>', 'none | light | medium | heavy | <type>-only | a profile file', 'none')
     .option('--fault-rate <rate>', 'override the failure rate of the profile', Number)
     .option('--trials <k>', 'trials per task (pass^k)', integerOption, 1)

@@ -11,6 +11,9 @@ import { writeReport } from '../scoring/report.ts';
 import { isPerturbationLevel, PERTURBATION_LEVELS, type PerturbationLevel } from '../generator/perturb.ts';
 import type { TaskCheck } from '../runner/check.ts';
 import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import { isModelAgent } from '../runner/agents/registry.ts';
+import { MODEL_AGENTS, profileAgent, SettingsError, type AgentConfig } from '../runner/agents/settings.ts';
+import type { ToolCallFormatOption } from '../runner/agents/tool-call-formats.ts';
 import { startRun, type SessionOptions } from '../runner/session.ts';
 import { outcomeReason } from '../runner/store.ts';
 import type { RunEvent, RunFinished } from '../runner/types.ts';
@@ -23,7 +26,8 @@ export interface CliIo {
 }
 
 export interface RunFlags {
-  agent: string;
+  /** Default: the --agent-config profile's agent, else reference. */
+  agent?: string;
   agentCommand?: string;
   /** For --agent command: the sandbox backend it runs in (default: the run's), or `none`. */
   agentSandbox?: SandboxBackend | 'none';
@@ -38,6 +42,22 @@ export interface RunFlags {
   endpoint?: string;
   model?: string;
   baseUrl?: string;
+  /** Model agents (openai, anthropic): a profile file and the settings flags, which override it. */
+  agentConfig?: string;
+  temperature?: number;
+  topP?: number;
+  modelSeed?: number;
+  maxTokens?: number;
+  maxTurns?: number;
+  requestTimeout?: number;
+  systemPrompt?: string;
+  extraBody?: Record<string, unknown>;
+  toolCallFormat?: ToolCallFormatOption;
+  /** A price file: a model agent's cost, or the usage an endpoint agent reports. */
+  prices?: string;
+  maxTokensPerEpisode?: number;
+  /** No new episode once the run's cost reaches this (in the price file's currency); on resume, a new budget. */
+  maxCost?: number;
   faults: string;
   faultRate?: number;
   trials: number;
@@ -58,6 +78,9 @@ export interface RunFlags {
 }
 
 export class UsageError extends Error {}
+
+/** `mcpbench run` stopped by its cost budget before every episode ran (resume it with a higher one). */
+export const EXIT_BUDGET = 3;
 
 /** `--perturb none,light,medium`: the levels, in the order given, each once. */
 export function parsePerturbation(value: string): PerturbationLevel[] {
@@ -90,7 +113,26 @@ function paraphraseConfig(flags: RunFlags, levels: readonly PerturbationLevel[],
   return { baseUrl, model };
 }
 
-/** The flag that sets each agent option (agents/registry.ts names the options). */
+/** A model agent's settings as its flags give them, under the profile file's keys. */
+function settingsFlags(flags: RunFlags): Partial<AgentConfig> {
+  return {
+    base_url: flags.baseUrl,
+    model: flags.model,
+    temperature: flags.temperature,
+    top_p: flags.topP,
+    seed: flags.modelSeed,
+    max_tokens: flags.maxTokens,
+    max_turns: flags.maxTurns,
+    request_timeout_s: flags.requestTimeout,
+    system_prompt_file: flags.systemPrompt,
+    extra_body: flags.extraBody,
+    tool_call_format: flags.toolCallFormat,
+    prices: flags.prices,
+    max_tokens_per_episode: flags.maxTokensPerEpisode,
+  };
+}
+
+/** The flag that sets each agent option (agents/registry.ts names the options; a model agent's are the profile's keys). */
 export const AGENT_OPTION_FLAGS: Record<string, string> = {
   retry: '--retry',
   command: '--agent-command',
@@ -100,13 +142,35 @@ export const AGENT_OPTION_FLAGS: Record<string, string> = {
   allowHosts: '--agent-allow-host',
   gateway: '--agent-gateway',
   url: '--endpoint',
+  prices: '--prices',
+  agent_config: '--agent-config',
   model: '--model',
-  baseUrl: '--base-url',
+  base_url: '--base-url',
+  seed: '--model-seed',
+  request_timeout_s: '--request-timeout',
+  system_prompt_file: '--system-prompt',
+  ...Object.fromEntries(['temperature', 'top_p', 'max_tokens', 'max_turns', 'extra_body', 'tool_call_format', 'max_tokens_per_episode'].map((key) => [key, `--${key.replace(/_/g, '-')}`])),
 };
 
-/** The options of `--agent <name>` from its flags: each agent reads only its own. */
-function agentOptions(flags: RunFlags): Record<string, unknown> {
-  switch (flags.agent) {
+/** The agent `--agent` names, else the one the `--agent-config` profile names, else reference. */
+function agentOf(flags: RunFlags, cwd: string): string {
+  try {
+    return flags.agent ?? (flags.agentConfig ? profileAgent(resolve(cwd, flags.agentConfig), undefined) : undefined) ?? 'reference';
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The options of the agent from its flags: each agent reads only its own; a model agent's flags given to another are a usage error. */
+function agentOptions(agent: string, flags: RunFlags): Record<string, unknown> {
+  if (isModelAgent(agent)) return { agent_config: flags.agentConfig, ...settingsFlags(flags) };
+  if (flags.agentConfig) throw new UsageError(`--agent-config is a profile for a model agent (--agent ${MODEL_AGENTS.join(' or ')}), not ${agent}`);
+  // --base-url and --model also name the paraphrase endpoint, --prices prices an endpoint's usage; the other settings only mean something to a model agent.
+  const { base_url: _url, model: _model, prices: _prices, ...rest } = settingsFlags(flags);
+  const given = Object.entries(rest).filter(([, v]) => v !== undefined).map(([key]) => AGENT_OPTION_FLAGS[key] ?? key);
+  if (given.length) throw new UsageError(`${given.join(', ')} set${given.length === 1 ? 's' : ''} a model agent's behaviour: use --agent ${MODEL_AGENTS.join(' or ')}`);
+  switch (agent) {
     case 'reference':
       return { retry: Boolean(flags.retry) };
     case 'command':
@@ -114,15 +178,13 @@ function agentOptions(flags: RunFlags): Record<string, unknown> {
         command: flags.agentCommand,
         sandbox: flags.agentSandbox,
         passEnv: flags.agentEnv?.length ? flags.agentEnv : undefined,
-        // Relative to where mcpbench runs (the session settles it to an absolute path).
+        // Relative to where mcpbench runs (the agent's prepare step makes it absolute for run.json).
         dir: flags.agentDir,
         allowHosts: flags.agentAllowHost?.length ? flags.agentAllowHost : undefined,
         gateway: flags.agentGateway,
       };
     case 'endpoint':
-      return { url: flags.endpoint };
-    case 'openai':
-      return { model: flags.model, baseUrl: flags.baseUrl };
+      return { url: flags.endpoint, prices: flags.prices };
     default:
       return {};
   }
@@ -163,7 +225,7 @@ function progressReporter(io: CliIo, kind: RunFlags['reporter'], started: Extrac
       if (event.type !== 'episode-finished') return;
       const r = event.result;
       if (r.status !== 'infra_error') n++;
-      const detail = r.error ? ` (${r.status === 'infra_error' ? `attempt ${r.attempt}: ` : ''}${outcomeReason(r)})` : '';
+      const detail = r.error || r.failure ? ` (${r.status === 'infra_error' ? `attempt ${r.attempt}: ` : ''}${outcomeReason(r)})` : '';
       const perturbation = r.perturbation === 'none' ? '' : ` perturb=${r.perturbation}`;
       io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile}${perturbation} trial=${r.trial}${detail}\n`);
     },
@@ -218,17 +280,19 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const common = { registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env };
   let options: SessionOptions;
-  if (flags.resume) options = { ...common, mode: 'resume', directory: flags.resume, report: flags.report };
+  if (flags.resume) options = { ...common, mode: 'resume', directory: flags.resume, report: flags.report, ...(flags.maxCost !== undefined ? { maxCost: flags.maxCost } : {}) };
   else {
     const levels = parsePerturbation(flags.perturb);
     const paraphrase = paraphraseConfig(flags, levels, process.env);
+    const agent = agentOf(flags, io.cwd);
     options = {
       ...common,
       mode: 'run',
       tasks: paths.length ? paths : ['tasks'],
       out: flags.out,
-      agent: flags.agent,
-      agentOptions: agentOptions(flags),
+      agent,
+      agentOptions: agentOptions(agent, flags),
+      ...(flags.maxCost !== undefined ? { maxCost: flags.maxCost } : {}),
       faults: flags.faults,
       ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
       perturbations: levels,
@@ -244,11 +308,18 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     if (flags.reporter !== 'jsonl') io.stdout(formatCheck(finished.checks, io.cwd));
     return finished.interrupted ? 130 : finished.checks.every((c) => c.ok) ? 0 : 1;
   }
+  const { stopped } = finished;
   if (flags.reporter !== 'jsonl') {
+    if (stopped) {
+      io.stderr(
+        `cost budget reached: ${`${stopped.currency ?? ''} ${stopped.spent.toFixed(4)}`.trim()} spent of --max-cost ${stopped.max}; ${stopped.not_started} episode(s) not started.\n` +
+          `Resume with a higher budget: mcpbench run --resume ${finished.directory} --max-cost <more>\n`,
+      );
+    }
     if (finished.report) io.stderr(`report: ${finished.report.html}\n`);
     io.stdout(formatScores(finished.scores) + `results: ${finished.directory}\n`);
   }
-  return finished.interrupted ? 130 : 0;
+  return finished.interrupted ? 130 : stopped ? EXIT_BUDGET : 0;
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
@@ -263,6 +334,10 @@ export function formatScores(scores: Scores): string {
     `  hallucinated-tool rate  ${pct(scores.hallucinated_tool_rate.value)}  (${scores.hallucinated_tool_rate.numerator}/${scores.hallucinated_tool_rate.denominator} calls)`,
     `  recovery-from-error     ${pct(scores.recovery_rate.value)}  (${scores.recovery_rate.numerator}/${scores.recovery_rate.denominator} recovery episodes that saw an error)`,
   ];
+  if (scores.model || scores.malformed_call_rate.numerator > 0) {
+    lines.splice(5, 0, `  malformed-call rate     ${pct(scores.malformed_call_rate.value)}  (${scores.malformed_call_rate.numerator}/${scores.malformed_call_rate.denominator} attempted calls rejected before the gateway)`);
+  }
+  if (scores.model) lines.push(...formatModelScores(scores.model));
   for (const p of scores.pass_k) lines.push(`  pass^${p.k}${' '.repeat(Math.max(1, 18 - String(p.k).length))}${pct(p.value)}${ci(p.ci)}`);
   // The reliability surface, when the run spans more than one cell (several perturbation levels or profiles).
   const cells = [...new Map(scores.surface.map((c) => [JSON.stringify([c.perturbation, c.fault_profile]), c])).values()];
@@ -300,6 +375,30 @@ export function formatScores(scores: Scores): string {
   }
   lines.push(...formatOutcomes(scores));
   return lines.join('\n') + '\n';
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** Tokens, cost, latency and call formats of the model agents of a run. */
+export function formatModelScores(m: NonNullable<Scores['model']>): string[] {
+  const money = (v: number) => `${m.currency ?? ''} ${v.toFixed(4)}`.trim();
+  const lines = [
+    `  tokens                  ${int(m.total_tokens)}  (prompt ${int(m.prompt_tokens)}, ${int(m.cached_tokens)} of them cached; completion ${int(m.completion_tokens)}) in ${int(m.requests)} requests, ${int(m.retries)} retried`,
+  ];
+  if (m.responses_without_usage > 0) lines.push(`                          ${int(m.responses_without_usage)} response(s) reported no usage: their tokens are not counted`);
+  if (m.tokens_per_passed !== null) lines.push(`  tokens per passed task  ${int(m.tokens_per_passed)}`);
+  lines.push(
+    m.cost === null
+      ? '  cost                    not counted (no price for the model: --prices FILE)'
+      : `  cost                    ${money(m.cost)}  (${m.cost_per_passed === null ? 'no passed task' : `${money(m.cost_per_passed)} per passed task`}${m.unpriced_episodes ? `; ${m.unpriced_episodes} episode(s) without a price not counted` : ''})`,
+  );
+  if (m.latency_per_turn_ms) {
+    const l = m.latency_per_turn_ms;
+    lines.push(`  model latency per turn  mean ${int(l.mean)} ms, p50 ${int(l.p50)} ms, p95 ${int(l.p95)} ms over ${int(l.turns)} turns`);
+  }
+  const formats = Object.entries(m.calls_by_format);
+  if (formats.length) lines.push(`  tool calls by format    ${formats.map(([format, n]) => `${format} ${int(n)}`).join(', ')}`);
+  return lines;
 }
 
 /** The three outcomes apart, and the most frequent error messages. */

@@ -14,8 +14,9 @@ import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
 import { taskNamespaces } from '../tasks/model.ts';
-import { AgentError, AgentSetupError, type Agent } from './agents/agent.ts';
+import { AgentError, AgentSetupError, type Agent, type AgentOutcome } from './agents/agent.ts';
 import { describe } from './agents/endpoint.ts';
+import { ModelMeter } from './agents/usage.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { ServerError, startServer, type RunningServer } from './launch.ts';
@@ -87,6 +88,12 @@ function agentErrorRecord(error: unknown): EpisodeError {
   return { kind: 'agent', code: 'agent-exception', message: describe(error) };
 }
 
+/** The model fields of an episode record, when a model agent used the meter. */
+function modelFields(meter: ModelMeter): Pick<EpisodeRecord, 'model' | 'malformed_calls'> {
+  const model = meter.record();
+  return model ? { model, malformed_calls: meter.malformed() } : {};
+}
+
 /** The namespaces an episode needs servers for: its `server` plus those of every available tool (distractors). */
 export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo[] {
   const names = new Set(taskNamespaces(task));
@@ -129,8 +136,11 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
     ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
   };
+  // What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent).
+  const meter = new ModelMeter();
   const infraResult = (error: EpisodeError): EpisodeRecord => ({
     ...base,
+    ...modelFields(meter),
     status: 'infra_error',
     passed: false,
     tool_calls: gateway?.counts().tool_calls ?? 0,
@@ -216,6 +226,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
     let answer: string | undefined;
+    let stopped: AgentOutcome['stopped'];
     let agentError: EpisodeError | undefined;
     try {
       const outcome = await spec.agent.run({
@@ -226,14 +237,20 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         signal: controller.signal,
         workspace: root,
         onEgress: (record) => egress.push(record),
+        seed: env.seed,
+        trial: key.trial,
+        meter,
       });
       answer = outcome.answer;
+      stopped = outcome.stopped;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      // Ended by the episode (its timeout, or the gateway ending a runaway): why, typed, with whatever the
-      // agent's own error says of its process (exit code, stderr).
+      // Ended by the episode (its timeout, or the gateway ending a runaway): the agent's error whatever it threw
+      // as it was stopped (a model agent's cut request, a gateway it could no longer reach), typed by why, with
+      // what its own error says of its process (exit code, stderr). The one exception: a confined agent whose
+      // sandbox never came up was never started, and that is ours (agent-sandbox).
       const ended: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-      agentError = ended instanceof AgentError ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
+      agentError = ended instanceof AgentError && !(error instanceof AgentSetupError) ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
       env.signal?.removeEventListener('abort', onInterrupt);
@@ -245,7 +262,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     await gateway.close();
     const infra = gateway.infraError();
     if (infra) return infraResult(infra.toRecord());
-    // We could not set the agent up (its sandbox): ours, retried.
+    // We could not set the agent up (its sandbox), or it could not reach our own gateway: ours to retry, never
+    // the agent's failure.
     if (agentError?.kind === 'infra') return infraResult(agentError);
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
@@ -264,9 +282,11 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
     // An agent that broke is an agent error whatever the state says: its episode did not end as the agent's.
-    const passed = verdict.value === true && !budgetExceeded && !agentError;
+    // One its token budget stopped has not finished its task: it fails, with the reason.
+    const passed = verdict.value === true && !budgetExceeded && !agentError && !stopped;
     const result: EpisodeRecord = {
       ...base,
+      ...modelFields(meter),
       status: agentError ? 'agent_error' : passed ? 'passed' : 'failed',
       passed,
       verdict,
@@ -280,6 +300,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     };
     if (answer !== undefined) result.answer = answer;
     if (agentError !== undefined) result.error = agentError;
+    else if (stopped) result.failure = { code: stopped.code, message: stopped.message };
     return result;
   } finally {
     await gateway?.close().catch(() => undefined);

@@ -127,6 +127,22 @@ export interface ExecuteOptions extends EpisodeEnvironment {
   concurrency: number;
   /** Further attempts of an episode that ended in an infrastructure error. */
   maxInfraRetries?: number;
+  /** No new episode starts once the recorded episodes cost this much (episodes under way finish). */
+  maxCost?: number;
+}
+
+/** Why a run stopped before its plan was done, other than an interruption. */
+export interface CostBudgetStop {
+  /** What the recorded episodes cost (every attempt), in the price file's currency. */
+  spent: number;
+  max: number;
+  /** Planned episodes never started. */
+  not_started: number;
+}
+
+/** What the recorded episodes of a run cost: every attempt, infrastructure errors included (it was spent). */
+export function runCost(records: readonly Pick<EpisodeRecord, 'model'>[]): number {
+  return records.reduce((sum, r) => sum + (r.model?.cost ?? 0), 0);
 }
 
 /**
@@ -134,13 +150,19 @@ export interface ExecuteOptions extends EpisodeEnvironment {
  * Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
  * half-recorded).
  */
-export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean }> {
+export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean; costBudget?: CostBudgetStop }> {
   const queue = pendingSpecs(specs, options.store.episodes, options.seed);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
+  let spent = runCost(options.store.episodes);
+  let overBudget = false;
   const worker = async () => {
     for (;;) {
       if (options.signal?.aborted) return;
+      if (options.maxCost !== undefined && spent >= options.maxCost) {
+        overBudget = true;
+        return;
+      }
       const spec = queue.shift();
       if (!spec) return;
       for (let attempt = 1; ; attempt++) {
@@ -156,11 +178,14 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
         }
         result.attempt = attempt;
         options.store.append(result);
+        spent += result.model?.cost ?? 0;
         options.onEvent?.({ type: 'episode-finished', run_id: options.runId, result });
         if (result.status !== 'infra_error' || attempt > maxInfraRetries) break;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  return { interrupted: interrupted || Boolean(options.signal?.aborted) };
+  const stopped = interrupted || Boolean(options.signal?.aborted);
+  const costBudget = overBudget && !stopped && queue.length > 0 && options.maxCost !== undefined ? { spent, max: options.maxCost, not_started: queue.length } : undefined;
+  return { interrupted: stopped, ...(costBudget ? { costBudget } : {}) };
 }

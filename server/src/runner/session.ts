@@ -3,8 +3,8 @@
  * RunEvents, ending with `run-finished`. It owns everything between the user's options and the episodes: the
  * tasks (files, folders, sealed sets), the agent from the agent registry, the fault profile, the plan
  * (tasks x perturbation levels x variants x trials), goal perturbation and paraphrase scheduling, the run
- * record (create, or resume: damaged lines quarantined, leftover sandboxes removed), the episodes, and at the
- * end the scores and report (run) or the verdicts and checks.json (check). The CLI maps argv onto options and
+ * record (create, or resume: damaged lines quarantined, leftover sandboxes removed), the episodes under the
+ * run's cost budget, and at the end the scores and report (run) or the verdicts and checks.json (check). The CLI maps argv onto options and
  * events onto a reporter; the editor reads the same events as `--reporter jsonl` lines.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,11 +14,12 @@ import { isPerturbationLevel, paraphrasedGoal, shownGoal, type ParaphraseEndpoin
 import { readTaskSources, type SealKey } from '../generator/seal.ts';
 import { computeScores } from '../scoring/metrics.ts';
 import { writeReport } from '../scoring/report.ts';
-import { agentVariants, createAgent } from './agents/registry.ts';
+import { agentVariants, createAgent, prepareAgent, type AgentSetting } from './agents/registry.ts';
 import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck } from './check.ts';
 import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
 import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
+import type { Agent } from './agents/agent.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
 import type { RunEvent, RunFinished } from './types.ts';
@@ -55,9 +56,15 @@ export interface RunOptions extends SessionCommon {
   /** Where run folders go (default `<cwd>/runs`). */
   out?: string;
   runId?: string;
-  /** An agent of the registry (agents/registry.ts) and its options. */
+  /**
+   * An agent of the registry (agents/registry.ts) and its options as the user gave them (the descriptor
+   * prepares what run.json records: a model agent resolves its settings from them, a profile file and the
+   * environment).
+   */
   agent: string;
   agentOptions?: Record<string, unknown>;
+  /** The run's cost budget, in the price file's currency: no new episode once it is reached (a priced agent only). */
+  maxCost?: number;
   /** `none` | `light` | `medium` | `heavy` | `<type>-only` | a profile file. */
   faults?: string;
   /** Overrides the profile's failure rate. */
@@ -77,6 +84,8 @@ export interface ResumeOptions extends SessionCommon {
   /** The run folder of an interrupted run or check. */
   directory: string;
   report?: boolean;
+  /** A new cost budget (a run stopped by its budget goes on under a higher one); recorded in run.json. */
+  maxCost?: number;
 }
 
 export interface CheckOptions extends SessionCommon {
@@ -209,25 +218,33 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
     const removed = removeLeftoverSandboxes(runId);
     if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
     if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
+    if (options.maxCost !== undefined && options.maxCost !== store.config.max_cost) store.updateRecord({ max_cost: options.maxCost });
   } else {
     tasks = loadInput(options.tasks, options);
     const levels = levelsOf(options.perturbations ?? ['none']);
     if (options.paraphrase && !levels.includes('heavy')) throw new SessionError(`a paraphrase rewrites heavy-level goals: add heavy to the perturbation levels (now ${levels.join(',')})`);
     const runId = options.runId ?? newRunId();
+    const seed = options.seed ?? 1;
+    const setting = agentSetting(options, tasks);
+    const prepared = prepareAgent(options.agent, options.agentOptions ?? {}, { ...setting, cwd: options.cwd, seed });
     // The agent is created once here to check its options before anything is written.
-    const { options: agentOptions, warnings } = createAgent(options.agent, options.agentOptions ?? {}, agentSetting(options, tasks));
+    const created = createAgent(options.agent, prepared.options, setting);
+    if (options.maxCost !== undefined) checkCostBudget(created.agent);
+    for (const message of prepared.warnings) emit({ type: 'notice', run_id: runId, level: 'warning', message });
+    const warnings = [...new Set([...prepared.warnings, ...created.warnings])];
     const faults = faultSpec(options.faults ?? 'none', options.cwd);
     loadFaultProfile(faults, options.cwd, options.faultRate === undefined ? {} : { rate: options.faultRate });
     store = createRunFolder(options, runId, tasks, {
       kind: 'run',
       agent: options.agent,
-      agent_options: agentOptions,
+      agent_options: created.options,
+      ...(options.maxCost !== undefined ? { max_cost: options.maxCost } : {}),
       fault_profile: faults,
       ...(options.faultRate !== undefined ? { fault_rate: options.faultRate } : {}),
       perturbations: levels,
       ...(options.paraphrase ? { paraphrase: { baseUrl: options.paraphrase.baseUrl, model: options.paraphrase.model } } : {}),
       trials: options.trials ?? 1,
-      seed: options.seed ?? 1,
+      seed,
       ...(warnings.length ? { warnings } : {}),
     });
   }
@@ -235,10 +252,11 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
 }
 
 async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options: RunOptions | ResumeOptions, emit: Emit): Promise<void> {
+  const { agent, descriptor, warnings } = createAgent(store.config.agent, store.config.agent_options, agentSetting(options, tasks));
+  for (const message of warnings) emit({ type: 'notice', run_id: store.config.run_id, level: 'warning', message });
   const config: RunRecord = store.config;
   const env = options.env ?? process.env;
-  const { agent, descriptor, warnings } = createAgent(config.agent, config.agent_options, agentSetting(options, tasks));
-  for (const message of warnings) emit({ type: 'notice', run_id: config.run_id, level: 'warning', message });
+  if (config.max_cost !== undefined) checkCostBudget(agent);
   const profile = loadFaultProfile(config.fault_profile, options.cwd, config.fault_rate === undefined ? {} : { rate: config.fault_rate });
   const levels = levelsOf(config.perturbations);
   // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and the
@@ -257,14 +275,28 @@ async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options:
     await paraphraseGoals(pending, { ...config.paraphrase, ...(apiKey ? { apiKey } : {}) }, config, emit);
   }
   emit(runStarted(store, specs, pending, agent.name, profile.name));
-  const { interrupted } = await executeRun(pending, { ...environment(options, config), store, onEvent: emit });
+  const { interrupted, costBudget } = await executeRun(pending, {
+    ...environment(options, config),
+    store,
+    onEvent: emit,
+    ...(config.max_cost !== undefined ? { maxCost: config.max_cost } : {}),
+  });
   const scores = computeScores(store.episodes, { seed: config.seed });
   const report = (options.report ?? true) && !interrupted ? writeReport(store.directory).files : undefined;
-  emit({ type: 'run-finished', kind: 'run', run_id: config.run_id, directory: store.directory, interrupted, scores, ...(report ? { report } : {}) });
+  const stopped = costBudget ? { reason: 'cost-budget' as const, ...costBudget, ...(agent.costCurrency ? { currency: agent.costCurrency } : {}) } : undefined;
+  emit({ type: 'run-finished', kind: 'run', run_id: config.run_id, directory: store.directory, interrupted, scores, ...(report ? { report } : {}), ...(stopped ? { stopped } : {}) });
+}
+
+/** A cost budget needs an agent whose spending is priced. */
+function checkCostBudget(agent: Agent): void {
+  if (agent.costCurrency) return;
+  throw new SessionError(
+    `a cost budget counts what a model agent spends at its model's price: use a model agent (openai, anthropic) with a price file that has its model (the ${agent.name} agent's spending is not priced)`,
+  );
 }
 
 /** What creating the run's agent needs besides its options: the environment, the folder, backend and tasks of the run. */
-function agentSetting(options: SessionCommon, tasks: readonly LoadedTask[]) {
+function agentSetting(options: SessionCommon, tasks: readonly LoadedTask[]): AgentSetting {
   return { env: options.env ?? process.env, cwd: options.cwd, backend: options.backend, taskFiles: tasks.map((t) => t.file) };
 }
 

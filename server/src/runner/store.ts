@@ -130,18 +130,48 @@ export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
  * - agent: `agent-exit` (non-zero exit or killed by a signal), `agent-timeout` (did not finish in time),
  *   `agent-spawn` (could not be started), `agent-http` (its endpoint answered an HTTP error),
  *   `agent-unreachable` (its endpoint could not be reached), `agent-response` (an answer that breaks the
- *   protocol: not JSON, wrong types), `model-endpoint` (the model API it calls failed), `agent-exception`
- *   (an in-process agent threw), `agent-runaway` (it kept calling tools past its budget, CALLS_PAST_BUDGET
- *   calls past max_steps, and the gateway ended the episode).
+ *   protocol: not JSON, wrong types), `agent-exception` (an in-process agent threw), `agent-runaway` (it kept
+ *   calling tools past its budget, CALLS_PAST_BUDGET calls past max_steps, and the gateway ended the episode).
+ *   An episode's timeout is always `agent-timeout`, whatever the agent threw as it was stopped, with one
+ *   exception: a confined agent whose sandbox never came up before it was stopped is `agent-sandbox` (ours).
+ * - agent, the model endpoint a model agent (openai, anthropic) calls, each after its retries where retrying
+ *   makes sense (`attempts` says how many requests were made): `model-unreachable` (connection refused, DNS,
+ *   reset), `model-timeout` (no answer within the request timeout), `model-rate-limited` (HTTP 429),
+ *   `model-5xx` (HTTP 5xx, and Anthropic's 529 overloaded), `model-rejected` (another 4xx: a bad key, an
+ *   unknown model; not retried), `model-non-json` (a 2xx body that is not JSON), `model-empty-response` (a
+ *   2xx without a message: `choices: []`), `model-bad-response` (JSON that is not the protocol's response),
+ *   `model-content-filter` (the provider refused by content filter; not retried), `model-endpoint` (any
+ *   other failure of the model API; what versions before these codes recorded).
  * - infra: `server-start` (a server did not start), `server-exited` (a server died during the episode),
  *   `server-timeout` (a server stopped answering), `server-failed` (another server failure),
  *   `state-seed` / `state-read` (the initial state could not be written, the end state read),
- *   `agent-sandbox` (the runner could not build a confined agent's sandbox: its backend did not start, or
- *   its sockets or egress proxy could not be set up), `harness` (anything else on our side).
+ *   `gateway-unreachable` (an in-process agent could not connect to our gateway), `agent-sandbox` (the
+ *   runner could not build a confined agent's sandbox: its backend did not start, or did not come up before
+ *   the agent's deadline, or its sockets or egress proxy could not be set up), `harness` (anything else on
+ *   our side).
  * - `legacy`: an error recorded as text by a version before errors were typed.
  */
-export const AGENT_ERROR_CODES = ['agent-exit', 'agent-timeout', 'agent-spawn', 'agent-http', 'agent-unreachable', 'agent-response', 'model-endpoint', 'agent-exception', 'agent-runaway'] as const;
-export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'agent-sandbox', 'harness'] as const;
+export const AGENT_ERROR_CODES = [
+  'agent-exit',
+  'agent-timeout',
+  'agent-spawn',
+  'agent-http',
+  'agent-unreachable',
+  'agent-response',
+  'agent-exception',
+  'agent-runaway',
+  'model-unreachable',
+  'model-timeout',
+  'model-rate-limited',
+  'model-5xx',
+  'model-rejected',
+  'model-non-json',
+  'model-empty-response',
+  'model-bad-response',
+  'model-content-filter',
+  'model-endpoint',
+] as const;
+export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'gateway-unreachable', 'agent-sandbox', 'harness'] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[number];
 
@@ -159,8 +189,68 @@ export const EpisodeErrorSchema = z.object({
   signal: z.string().nullable().optional(),
   /** The last lines of the process's stderr. */
   stderr_tail: z.string().optional(),
-  /** The HTTP status an endpoint answered with. */
+  /** The HTTP status an endpoint answered with (the last one, after retries). */
   http_status: z.number().int().optional(),
+  /** Requests made to the endpoint before giving up (a model endpoint's retries included). */
+  attempts: z.number().int().positive().optional(),
+});
+
+/**
+ * Why a `failed` episode failed when it is more than its predicate: the agent was stopped before it
+ * finished. Known codes: `token-budget` (the episode used up `--max-tokens-per-episode` before a final
+ * answer). A failure is the agent's own outcome (scored as not passed), never an error.
+ */
+export const FAILURE_CODES = ['token-budget'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+export const EpisodeFailureSchema = z.object({ code: z.string().min(1), message: z.string() });
+
+/** One tool call a model agent attempted (malformed ones were answered by the agent and never reached the gateway). */
+export const AttemptedCallRecordSchema = z.object({
+  /** 0-based model turn the call was written in. */
+  turn: z.number().int().nonnegative(),
+  /** `native` (the protocol's own tool calls) or the text format it was written in (`hermes`, `llama3` ...). */
+  format: z.string(),
+  /** The function name, when the model gave one. */
+  name: z.string().optional(),
+  /** `sent` went to the gateway; `malformed` was answered with an error by the agent itself. */
+  status: z.enum(['sent', 'malformed']),
+  /** What was wrong with a malformed call: `no-name`, `bad-json`, `arguments-not-object`. */
+  problem: z.string().optional(),
+});
+
+/** How a model agent's loop ended: its final answer, its turn limit, its token budget, an error, an interruption. */
+export const MODEL_ENDS = ['answer', 'max-turns', 'token-budget', 'error', 'aborted'] as const;
+
+/** What a model agent spent in one episode: tokens, cost, latency per turn, the calls it attempted. */
+export const ModelRecordSchema = z.object({
+  /** `openai`, `anthropic`, or `endpoint` (usage an endpoint agent reported, the editor's language model too). */
+  protocol: z.string(),
+  model: z.string(),
+  /** HTTP requests made to the model endpoint, retries included. */
+  requests: z.number().int().nonnegative(),
+  /** Model responses the loop acted on (one per turn). */
+  turns: z.number().int().nonnegative(),
+  /** Requests retried after a transient failure (429, 5xx, timeouts, unreadable bodies). */
+  retries: z.number().int().nonnegative(),
+  /** Every input token, cached ones included (OpenAI's prompt_tokens; Anthropic's input + cache read + cache write). */
+  prompt_tokens: z.number().nonnegative(),
+  completion_tokens: z.number().nonnegative(),
+  /** Input tokens read from the provider's prompt cache (part of prompt_tokens). */
+  cached_tokens: z.number().nonnegative(),
+  /** Input tokens written to the cache (part of prompt_tokens). */
+  cache_write_tokens: z.number().nonnegative(),
+  /** Responses that carried no usage (their tokens are unknown, not zero). */
+  responses_without_usage: z.number().int().nonnegative(),
+  /** In the price file's currency; null when no price was given for the model. */
+  cost: z.number().nonnegative().nullable(),
+  currency: z.string().optional(),
+  /** Milliseconds of the request that produced each turn (back-off between retries excluded). */
+  turn_latency_ms: z.array(z.number().nonnegative()),
+  calls: z.array(AttemptedCallRecordSchema),
+  /** How the loop ended (`MODEL_ENDS`; any string reads). */
+  end: z.string().optional(),
+  /** The per-episode token budget, when one was set. */
+  max_tokens_per_episode: z.number().int().positive().optional(),
 });
 
 const EpisodeCommon = {
@@ -200,6 +290,10 @@ const EpisodeCommon = {
   goal: z.string().optional(),
   /** How `goal` was made from the task's goal. */
   perturbed: GoalPerturbationSchema.optional(),
+  /** Tool calls the agent attempted but formed badly (no name, arguments not a JSON object): never sent to the gateway. */
+  malformed_calls: z.number().int().nonnegative().optional(),
+  /** A model agent's tokens, cost, latency per turn and attempted calls (with their format). */
+  model: ModelRecordSchema.optional(),
 };
 
 export const EpisodeRecordSchema = z.object({
@@ -213,16 +307,19 @@ export const EpisodeRecordSchema = z.object({
   status: EpisodeStatusSchema,
   /** Set exactly when status is agent_error or infra_error, of the matching kind (`episodeRecordProblem`). */
   error: EpisodeErrorSchema.optional(),
+  /** Set only when status is failed: the agent was stopped before it finished (`token-budget`). */
+  failure: EpisodeFailureSchema.optional(),
 });
 
 /**
  * What the schema alone cannot say (it stays a plain object, so other records can extend or pick from it):
  * an error exactly when the status is an error, of the matching kind. Undefined when consistent.
  */
-export function episodeRecordProblem(record: Pick<EpisodeRecord, 'status' | 'error'>): string | undefined {
+export function episodeRecordProblem(record: Pick<EpisodeRecord, 'status' | 'error' | 'failure'>): string | undefined {
   const expected = record.status === 'agent_error' ? 'agent' : record.status === 'infra_error' ? 'infra' : undefined;
-  if (record.error?.kind === expected) return undefined;
-  return `error: status ${record.status} ${expected ? `needs an error of kind ${expected}` : 'has no error'}`;
+  if (record.error?.kind !== expected) return `error: status ${record.status} ${expected ? `needs an error of kind ${expected}` : 'has no error'}`;
+  if (record.failure && record.status !== 'failed') return `failure: status ${record.status} has no failure (only a failed episode does)`;
+  return undefined;
 }
 
 /** An episode line as versions before the typed record wrote it: no work unit, errors as text. */
@@ -249,8 +346,17 @@ export const RunRecordSchema = z.object({
   tasks: z.array(z.string()),
   /** The agent's registry name (`check` for a check run). */
   agent: z.string(),
-  /** The agent's options as its descriptor reads them (never a secret: keys come from the environment). */
+  /**
+   * The agent's options as its descriptor reads them (never a secret: keys come from the environment). For a
+   * model agent (openai, anthropic) these are its resolved settings: endpoint, model, sampling, limits, the
+   * system prompt, the tool-call format, the token budget and the price (agents/settings.ts).
+   */
   agent_options: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The run's cost budget (`--max-cost`, in the price file's currency): no new episode starts once the
+   * recorded episodes cost this much. A resume may set another (`updateRecord`).
+   */
+  max_cost: z.number().positive().optional(),
   /** The fault profile as given: a name, `<type>-only`, or a profile file. */
   fault_profile: z.string(),
   /** `--fault-rate`: the profile's failure rate overridden. */
@@ -263,7 +369,10 @@ export const RunRecordSchema = z.object({
   seed: z.number().int(),
   concurrency: z.number().int().nonnegative(),
   sandbox: z.string(),
-  /** What the run was warned about when it started and went on with (a command agent that is not confined). */
+  /**
+   * What the run was warned about and went on with: its agent's options (a model without a price) and its
+   * creation (a command agent that is not confined).
+   */
   warnings: z.array(z.string()).optional(),
 });
 
@@ -276,6 +385,9 @@ const LegacyRunSchema = z.object({
   tasks: z.array(z.string()),
   agent: z.string(),
   agent_options: z.record(z.string(), z.unknown()).optional(),
+  /** A model agent's settings, as a pre-release of the model agents recorded them beside agent_options. */
+  agent_settings: z.record(z.string(), z.unknown()).optional(),
+  max_cost: z.number().positive().optional(),
   fault_profile: z.string(),
   perturbation: z.string().default('none'),
   perturbations: z.array(z.string()).optional(),
@@ -319,6 +431,9 @@ export type EgressRecord = z.infer<typeof EgressRecordSchema>;
 export type InjectedFault = z.infer<typeof InjectedFaultSchema>;
 export type CallStatus = z.infer<typeof CallStatusSchema>;
 export type GoalPerturbation = z.infer<typeof GoalPerturbationSchema>;
+export type EpisodeFailure = z.infer<typeof EpisodeFailureSchema>;
+export type ModelRecord = z.infer<typeof ModelRecordSchema>;
+export type AttemptedCallRecord = z.infer<typeof AttemptedCallRecordSchema>;
 /** run.json before `version` is set by `createRun`. */
 export type NewRunRecord = Omit<z.input<typeof RunRecordSchema>, 'version'>;
 
@@ -374,6 +489,7 @@ export function outcomeCounts(records: readonly EpisodeRecord[]): OutcomeCounts 
 export function outcomeReason(record: EpisodeRecord): string {
   if (record.error) return `${record.error.code}: ${record.error.message.split('\n')[0]}`;
   if (record.status === 'passed') return '';
+  if (record.failure) return `${record.failure.code}: ${record.failure.message.split('\n')[0]}`;
   if (record.budget_exceeded) return `budget exceeded: ${record.tool_calls} calls, max_steps ${record.max_steps}`;
   if (!record.verdict) return 'no verdict: the predicate was not evaluated';
   return `success predicate ${record.verdict.value === undefined ? 'undecided' : String(record.verdict.value)}`;
@@ -507,9 +623,12 @@ function upgradeRun(legacy: z.infer<typeof LegacyRunSchema>): RunRecord {
   if (legacy.agent === 'reference' && legacy.retry !== undefined) agentOptions.retry = legacy.retry;
   if (legacy.agent === 'command' && typeof old.agentCommand === 'string') agentOptions.command = old.agentCommand;
   if (legacy.agent === 'endpoint' && typeof old.endpoint === 'string') agentOptions.url = old.endpoint;
-  if (legacy.agent === 'openai') {
+  if (legacy.agent === 'openai' || legacy.agent === 'anthropic') {
     if (typeof old.model === 'string') agentOptions.model = old.model;
-    if (typeof old.baseUrl === 'string') agentOptions.baseUrl = old.baseUrl;
+    if (typeof old.baseUrl === 'string') agentOptions.base_url = old.baseUrl;
+    // Settings recorded in full are the options as they are now (the descriptor checks them on resume).
+    Object.assign(agentOptions, legacy.agent_settings ?? {});
+    delete agentOptions.agent;
   }
   return {
     version: RUN_RECORD_VERSION,
@@ -523,6 +642,7 @@ function upgradeRun(legacy: z.infer<typeof LegacyRunSchema>): RunRecord {
     agent_options: agentOptions,
     fault_profile: legacy.fault_profile,
     ...(typeof old.faultRate === 'number' ? { fault_rate: old.faultRate } : {}),
+    ...(legacy.max_cost !== undefined ? { max_cost: legacy.max_cost } : {}),
     perturbations: legacy.perturbations ?? legacy.perturbation.split(',').map((l) => l.trim()).filter(Boolean),
     ...(legacy.paraphrase ? { paraphrase: legacy.paraphrase } : {}),
     trials: legacy.trials,
@@ -555,7 +675,12 @@ export interface WritableRun extends StoredRun {
   append(record: EpisodeRecord): void;
   /** Writes checks.json (atomically). */
   writeChecks(checks: readonly CheckRecord[]): void;
+  /** Changes what a resume may change in run.json (the cost budget) and rewrites it atomically. */
+  updateRecord(update: RunRecordUpdate): void;
 }
+
+/** The fields of run.json a resumed run may change. */
+export type RunRecordUpdate = Pick<RunRecord, 'max_cost'>;
 
 function warningsOf(directory: string, damaged: readonly DamagedLine[], quarantined: number): string[] {
   const journal = join(directory, EPISODES_FILE);
@@ -568,7 +693,7 @@ class RunFolder implements WritableRun {
   readonly warnings: string[];
   constructor(
     readonly directory: string,
-    readonly config: RunRecord,
+    public config: RunRecord,
     readonly episodes: EpisodeRecord[],
     readonly damaged: DamagedLine[],
     readonly quarantined: number,
@@ -593,6 +718,12 @@ class RunFolder implements WritableRun {
 
   writeChecks(checks: readonly CheckRecord[]): void {
     writeJsonAtomicSync(join(this.directory, CHECKS_FILE), { version: RUN_RECORD_VERSION, run_id: this.config.run_id, checks });
+  }
+
+  updateRecord(update: RunRecordUpdate): void {
+    const record = RunRecordSchema.parse({ ...this.config, ...update });
+    writeJsonAtomicSync(join(this.directory, RUN_FILE), record);
+    this.config = record;
   }
 }
 

@@ -61,9 +61,10 @@ export interface EpisodeKey {
 /**
  * How a run ended: `run` with its scores (and the report files, when written), `check` with the verdict
  * per task. `interrupted`: Ctrl-C or SIGTERM stopped it; finished episodes are saved and `--resume` goes on.
+ * `stopped`: the run's cost budget stopped it before its plan was done (resume it with a higher one).
  */
 export type RunFinished =
-  | { type: 'run-finished'; kind: 'run'; run_id: string; directory: string; interrupted: boolean; scores: Scores; report?: { json: string; junit: string; html: string } }
+  | { type: 'run-finished'; kind: 'run'; run_id: string; directory: string; interrupted: boolean; scores: Scores; report?: { json: string; junit: string; html: string }; stopped?: RunStop }
   | { type: 'run-finished'; kind: 'check'; run_id: string; directory: string; interrupted: boolean; checks: CheckRecord[] };
 
 /** The events of a run session, in order; one line each of `--reporter jsonl`. */
@@ -89,3 +90,14 @@ export type RunEvent =
   /** Something the user should know that is not an episode: damaged journal lines moved, paraphrases refused. */
   | { type: 'notice'; run_id: string; level: 'info' | 'warning'; message: string }
   | RunFinished;
+
+/** A run that ended before its plan was done because its cost budget (`--max-cost`) was reached. */
+export interface RunStop {
+  reason: 'cost-budget';
+  /** What the recorded episodes cost (every attempt), in the price file's currency. */
+  spent: number;
+  max: number;
+  currency?: string;
+  /** Planned episodes never started. */
+  not_started: number;
+}

@@ -14,6 +14,12 @@
  * - hallucinated-tool rate = Σ unlisted_calls / Σ all calls, where all calls of an episode is the number of
  *   calls the gateway recorded (`calls.length`, unlisted and over-budget ones included); an episode whose
  *   journal line carries no call records falls back to tool_calls + unlisted_calls.
+ * - malformed-call rate = Σ malformed_calls / Σ (all calls + malformed_calls): calls the agent attempted but
+ *   formed so badly (no name, arguments that are not a JSON object) that it answered them itself, over every
+ *   call it attempted; beside the hallucinated-tool rate, which counts well-formed calls to unlisted tools.
+ * - model usage (tokens, cost, latency per turn, calls by format): summed over every journal record with a
+ *   model record, retried attempts included (what was spent was spent); cost per passed task = total cost /
+ *   passed episodes.
  * - recovery-from-error rate = among `recovery`-category episodes with errors_seen >= 1, the share passed.
  * - pass^k per unit = C(c, k) / C(n, k) (the unbiased estimator of τ-bench / ReliabilityBench), with n
  *   trials and c passes of one unit; a unit is one (task, variant, fault profile, perturbation). pass^k is
@@ -27,6 +33,7 @@
  *   taken in id order, so intervals do not depend on journal order (concurrency) or on other estimates.
  */
 import { mulberry32 } from '../seeded-random.ts';
+import type { UsageTotals } from '../runner/agents/usage.ts';
 import { latestByWorkUnit, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
 import { FAULT_TYPES, RECOVERABLE, type FaultType } from '../runner/types.ts';
 
@@ -101,6 +108,23 @@ export interface FaultOutcome {
   pass_rate: number | null;
 }
 
+/** What model agents spent over a run (null in Scores when no episode used a model agent). */
+export interface ModelScores extends UsageTotals {
+  /** Journal records with a model record (every attempt). */
+  episodes: number;
+  total_tokens: number;
+  /** Total cost; null when no episode was priced. */
+  cost: number | null;
+  currency?: string;
+  /** Episodes whose model had no price (their cost is not in `cost`). */
+  unpriced_episodes: number;
+  cost_per_passed: number | null;
+  tokens_per_passed: number | null;
+  latency_per_turn_ms: { mean: number; p50: number; p95: number; turns: number } | null;
+  /** Attempted tool calls by the format they were written in (`native`, `hermes` ...). */
+  calls_by_format: Record<string, number>;
+}
+
 export interface Scores {
   episodes: {
     /** Journal records read. */
@@ -122,7 +146,9 @@ export interface Scores {
   success_rate: RateEstimate;
   tool_call_efficiency: { value: number | null; episodes: number };
   hallucinated_tool_rate: RateEstimate;
+  malformed_call_rate: RateEstimate;
   recovery_rate: RateEstimate;
+  model: ModelScores | null;
   pass_k: PassK[];
   surface: SurfaceCell[];
   by_namespace: Breakdown[];
@@ -330,6 +356,7 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
 
   const unlisted = scored.reduce((s, r) => s + r.unlisted_calls, 0);
   const calls = scored.reduce((s, r) => s + callCount(r), 0);
+  const malformed = scored.reduce((s, r) => s + (r.malformed_calls ?? 0), 0);
 
   const recoveryPool = scored.filter((r) => r.category === 'recovery' && r.errors_seen >= 1);
   const recovered = recoveryPool.filter((r) => r.passed).length;
@@ -400,7 +427,9 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
     success_rate: successRate,
     tool_call_efficiency: { value: efficiency, episodes: passed.length },
     hallucinated_tool_rate: { value: rate(unlisted, calls), numerator: unlisted, denominator: calls },
+    malformed_call_rate: { value: rate(malformed, calls + malformed), numerator: malformed, denominator: calls + malformed },
     recovery_rate: { value: rate(recovered, recoveryPool.length), numerator: recovered, denominator: recoveryPool.length },
+    model: modelScores(results, passedEpisodes),
     pass_k: passK,
     surface,
     by_namespace: breakdown(scored, (r) => r.namespaces, bootstrap, 'namespace'),
@@ -408,5 +437,42 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
     fault_outcomes: faultOutcomes,
     errors: errorCounts(results),
     bootstrap: { ...bootstrap, method: 'percentile', unit: 'task' },
+  };
+}
+
+/** Sums of every record's model usage (all attempts), per passed episode where asked. */
+export function modelScores(results: readonly EpisodeResult[], passed: number): ModelScores | null {
+  const records = results.map((r) => r.model).filter((m): m is NonNullable<EpisodeResult['model']> => m !== undefined);
+  if (records.length === 0) return null;
+  const sum = (pick: (m: (typeof records)[number]) => number) => records.reduce((s, m) => s + pick(m), 0);
+  const priced = records.filter((m) => m.cost !== null);
+  const cost = priced.length > 0 ? priced.reduce((s, m) => s + (m.cost ?? 0), 0) : null;
+  const currencies = [...new Set(priced.map((m) => m.currency ?? 'USD'))];
+  const latencies = records.flatMap((m) => m.turn_latency_ms).sort((a, b) => a - b);
+  const byFormat: Record<string, number> = {};
+  for (const m of records) for (const call of m.calls) byFormat[call.format] = (byFormat[call.format] ?? 0) + 1;
+  const prompt = sum((m) => m.prompt_tokens);
+  const completion = sum((m) => m.completion_tokens);
+  return {
+    episodes: records.length,
+    requests: sum((m) => m.requests),
+    turns: sum((m) => m.turns),
+    retries: sum((m) => m.retries),
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    cached_tokens: sum((m) => m.cached_tokens),
+    cache_write_tokens: sum((m) => m.cache_write_tokens),
+    total_tokens: prompt + completion,
+    responses_without_usage: sum((m) => m.responses_without_usage),
+    cost,
+    ...(currencies.length === 1 ? { currency: currencies[0]! } : {}),
+    unpriced_episodes: records.length - priced.length,
+    cost_per_passed: cost !== null && passed > 0 ? cost / passed : null,
+    tokens_per_passed: passed > 0 ? (prompt + completion) / passed : null,
+    latency_per_turn_ms:
+      latencies.length > 0
+        ? { mean: latencies.reduce((s, v) => s + v, 0) / latencies.length, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), turns: latencies.length }
+        : null,
+    calls_by_format: Object.fromEntries(Object.entries(byFormat).sort((a, b) => byString(a[0], b[0]))),
   };
 }

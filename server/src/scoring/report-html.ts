@@ -110,6 +110,22 @@ function episodeView(r: EpisodeResult, max: number) {
     perturbed: r.perturbed ?? null,
     reason: outcomeReason(r),
     error: r.error ?? null,
+    failure: r.failure ?? null,
+    model: r.model
+      ? {
+          model: r.model.model,
+          turns: r.model.turns,
+          requests: r.model.requests,
+          tokens: r.model.prompt_tokens + r.model.completion_tokens,
+          prompt_tokens: r.model.prompt_tokens,
+          completion_tokens: r.model.completion_tokens,
+          cost: r.model.cost,
+          currency: r.model.currency ?? null,
+          end: r.model.end ?? null,
+          malformed: r.malformed_calls ?? 0,
+          formats: [...new Set(r.model.calls.map((c) => c.format))],
+        }
+      : null,
     verdict: r.verdict ? verdictView(r.verdict, max) : null,
     calls: r.calls.map((c) => ({
       index: c.index,
@@ -159,6 +175,7 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
 </header>
 <main>
   <section id="summary" class="cards" aria-label="Scores"></section>
+  <section id="agent-settings" hidden><h2>Agent settings</h2></section>
   <section id="warnings" hidden><h2>Warnings</h2><ul></ul></section>
   <section class="grid">
     <figure><figcaption>Success by server</figcaption><div class="plot" id="plot-namespace" data-mark="bar"></div></figure>
@@ -299,6 +316,33 @@ const CLIENT = String.raw`
   card('Outcomes', e.passed + ' / ' + e.failed + ' / ' + e.agent_errors + ' / ' + e.infra_unresolved, 'passed / failed / agent errors / infrastructure errors');
   card('Agent errors', String(e.agent_errors), 'the agent process or its model endpoint broke · scored as not passed');
   card('Infrastructure errors', String(e.infra_errors), e.infra_unresolved + ' unresolved after retries · not counted as failures');
+  const m = scores.model;
+  if (m || (scores.malformed_call_rate && scores.malformed_call_rate.numerator > 0)) {
+    card('Malformed calls', pct(scores.malformed_call_rate.value), scores.malformed_call_rate.numerator + ' of ' + scores.malformed_call_rate.denominator + ' attempted calls rejected before the gateway');
+  }
+  if (m) {
+    const int = (n) => Math.round(n).toLocaleString('en-US');
+    const money = (v) => (m.currency ? m.currency + ' ' : '') + v.toFixed(4);
+    card('Tokens', int(m.total_tokens), 'prompt ' + int(m.prompt_tokens) + ' (' + int(m.cached_tokens) + ' cached) · completion ' + int(m.completion_tokens) + ' · ' + int(m.requests) + ' requests' + (m.responses_without_usage ? ' · ' + m.responses_without_usage + ' without usage' : ''));
+    card('Cost', m.cost == null ? 'n/a' : money(m.cost), m.cost == null ? 'no price for the model (--prices FILE)' : (m.unpriced_episodes ? m.unpriced_episodes + ' episodes without a price' : 'all episodes priced'));
+    card('Cost per passed task', m.cost_per_passed == null ? 'n/a' : money(m.cost_per_passed), m.tokens_per_passed == null ? '' : int(m.tokens_per_passed) + ' tokens per passed task');
+    if (m.latency_per_turn_ms) card('Model latency per turn', int(m.latency_per_turn_ms.mean) + ' ms', 'p50 ' + int(m.latency_per_turn_ms.p50) + ' · p95 ' + int(m.latency_per_turn_ms.p95) + ' ms · ' + int(m.latency_per_turn_ms.turns) + ' turns');
+  }
+  // The agent's options as run.json records them: for a model agent, every setting it ran with.
+  const options = config.agent_options || {};
+  const keys = Object.keys(options).filter((k) => k !== 'system_prompt');
+  if (keys.length || config.max_cost !== undefined) {
+    const shown = keys.map((k) => {
+      const v = options[k];
+      if (k === 'prices' && v && typeof v === 'object') return 'prices ' + v.file + (v.model ? '' : ' (no price for the model)');
+      return k + ' ' + (typeof v === 'object' ? JSON.stringify(v) : String(v));
+    });
+    if (config.max_cost !== undefined) shown.push('max_cost ' + config.max_cost);
+    const settings = document.getElementById('agent-settings');
+    settings.hidden = false;
+    settings.append(el('p', { class: 'muted', text: shown.join(' · ') }));
+    if (typeof options.system_prompt === 'string') settings.append(el('details', {}, el('summary', { text: 'System prompt' }), el('pre', { class: 'answer', text: options.system_prompt })));
+  }
 
   const rowsOf = (tableId, rows) => {
     const body = document.querySelector('#' + tableId + ' tbody');
@@ -432,9 +476,15 @@ const CLIENT = String.raw`
     if (ep.error) {
       const x = ep.error;
       const fate = [x.namespace != null ? 'namespace ' + x.namespace : '', x.exit_code != null ? 'exit code ' + x.exit_code : '', x.signal ? 'signal ' + x.signal : '',
-        x.exited != null ? (x.exited ? 'the process had exited' : 'the process was still running') : '', x.http_status != null ? 'HTTP ' + x.http_status : ''].filter(Boolean).join(' · ');
+        x.exited != null ? (x.exited ? 'the process had exited' : 'the process was still running') : '', x.http_status != null ? 'HTTP ' + x.http_status : '', x.attempts != null ? x.attempts + ' attempts' : ''].filter(Boolean).join(' · ');
       box.append(el('h4', { text: (x.kind === 'agent' ? 'Agent error' : 'Infrastructure error') + ' (' + x.code + ')' }),
         el('pre', { class: 'infra', text: x.message + (fate ? '\n' + fate : '') + (x.stderr_tail ? '\n--- last lines of its stderr ---\n' + x.stderr_tail : '') }));
+    }
+    if (ep.failure) box.append(el('h4', { text: 'Failed (' + ep.failure.code + ')' }), el('pre', { class: 'infra', text: ep.failure.message }));
+    if (ep.model) {
+      const m = ep.model;
+      box.append(el('p', { class: 'muted', text: m.model + ' · ' + m.turns + ' turns, ' + m.requests + ' requests · ' + m.tokens + ' tokens (prompt ' + m.prompt_tokens + ', completion ' + m.completion_tokens + ')' +
+        (m.cost == null ? '' : ' · ' + (m.currency ? m.currency + ' ' : '') + m.cost.toFixed(4)) + ' · ' + m.malformed + ' malformed calls' + (m.formats.length ? ' · formats ' + m.formats.join(', ') : '') + (m.end ? ' · ended: ' + m.end : '') }));
     }
     const table = el('table', { class: 'calls' });
     table.append(el('thead', {}, el('tr', {}, ...['#', 'tool', 'status', 'fault', 'latency', 'arguments', 'result'].map((h) => el('th', { text: h })))));

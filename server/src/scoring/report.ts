@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import type { NodeVerdict } from '../predicates/evaluate.ts';
-import { latestByWorkUnit, openRun, outcomeReason, REPORT_FILES, type EpisodeError, type EpisodeRecord, type EpisodeStatus, type RunRecord } from '../runner/store.ts';
+import { latestByWorkUnit, openRun, outcomeReason, REPORT_FILES, type EpisodeError, type EpisodeFailure, type EpisodeRecord, type EpisodeStatus, type RunRecord } from '../runner/store.ts';
 import { computeScores, type ScoreOptions, type Scores } from './metrics.ts';
 import { loadPlotAssets, renderHtml, type PlotAssets } from './report-html.ts';
 
@@ -24,6 +24,11 @@ export interface EpisodeOutcome {
   /** Why it did not pass, in one line (empty when it passed). */
   reason: string;
   error?: EpisodeError;
+  /** Why a failed episode was stopped before it finished (`token-budget`). */
+  failure?: EpisodeFailure;
+  /** A model agent's tokens (prompt + completion) and cost (null: no price) in this episode. */
+  tokens?: number;
+  cost?: number | null;
   attempt: number;
 }
 
@@ -45,6 +50,8 @@ export function episodeOutcomes(records: readonly EpisodeRecord[]): EpisodeOutco
     status: r.status,
     reason: outcomeReason(r),
     ...(r.error ? { error: r.error } : {}),
+    ...(r.failure ? { failure: r.failure } : {}),
+    ...(r.model ? { tokens: r.model.prompt_tokens + r.model.completion_tokens, cost: r.model.cost } : {}),
     attempt: r.attempt,
   }));
 }
@@ -131,6 +138,7 @@ export function testCaseName(result: EpisodeResult): string {
 }
 
 function failureMessage(result: EpisodeResult): string {
+  if (result.failure) return `${result.failure.code}: ${result.failure.message.split('\n')[0]}`;
   if (result.budget_exceeded) return `step budget exceeded (${result.tool_calls} calls, max_steps ${result.max_steps})`;
   if (!result.verdict) return 'no verdict: the predicate was not evaluated';
   return `success predicate ${truth(result.verdict.value)}`;
@@ -146,6 +154,7 @@ function errorBody(result: EpisodeResult): string {
     error.signal ? `signal ${error.signal}` : '',
     error.exited !== undefined ? (error.exited ? 'the process had exited' : 'the process was still running') : '',
     error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+    error.attempts !== undefined ? `${error.attempts} attempt${error.attempts === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
   if (fate.length) lines.push(fate.join(', '));
   if (error.stderr_tail) lines.push('', '--- last lines of its stderr ---', error.stderr_tail);
@@ -200,7 +209,7 @@ export function renderJunit(config: Pick<RunRecord, 'run_id' | 'agent' | 'fault_
         out.push('    </testcase>');
       } else if (!result.passed) {
         out.push(`${head}>`);
-        out.push(`      <failure${attrs({ message: failureMessage(result), type: result.budget_exceeded ? 'budget_exceeded' : 'predicate' })}>${xmlEscape(failureBody(result))}</failure>`);
+        out.push(`      <failure${attrs({ message: failureMessage(result), type: result.failure?.code ?? (result.budget_exceeded ? 'budget_exceeded' : 'predicate') })}>${xmlEscape(failureBody(result))}</failure>`);
         out.push('    </testcase>');
       } else out.push(`${head}/>`);
     }

@@ -6,7 +6,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Task } from '../../tasks/model.ts';
-import type { AgentErrorCode, EgressRecord, EpisodeError, InfraErrorCode } from '../store.ts';
+import type { AgentErrorCode, EgressRecord, EpisodeError, FailureCode, InfraErrorCode } from '../store.ts';
+import type { ModelMeter } from './usage.ts';
 
 export interface AgentContext {
   task: Task;
@@ -33,21 +34,33 @@ export interface AgentContext {
   variant: string;
   /** Aborted when the episode times out or the run is interrupted. */
   signal: AbortSignal;
+  /** The run seed and the trial: a model agent derives the sampling seed it sends from them. */
+  seed?: number;
+  trial?: number;
+  /** Where a model agent records its tokens, cost, latency and attempted calls; read when the agent stops. */
+  meter?: ModelMeter;
 }
 
 export interface AgentOutcome {
   answer?: string;
+  /**
+   * Set when the agent was stopped before it finished, through no breakage (its token budget ran out): the
+   * episode fails with this reason, whatever the state says.
+   */
+  stopped?: { code: FailureCode; message: string };
 }
 
 /**
- * How an agent says it broke (its process crashed, timed out, its endpoint answered garbage): a typed code
- * and fields the episode record keeps as they are. Anything else an agent throws is recorded as
- * `agent-exception` with its message.
+ * How an agent says it broke (its process crashed, timed out, its endpoint or its model endpoint answered
+ * garbage): a typed code and fields the episode record keeps as they are (`toRecord`). Anything else an agent
+ * throws is recorded as `agent-exception` with its message. The one code that is not the agent's side,
+ * `gateway-unreachable` (an in-process agent could not connect to our gateway), makes an infrastructure
+ * error: the episode is retried and never scored.
  */
 export class AgentError extends Error {
-  readonly kind = 'agent';
+  readonly kind: 'agent' | 'infra';
   constructor(
-    readonly code: AgentErrorCode,
+    readonly code: AgentErrorCode | 'gateway-unreachable',
     /** One sentence: what broke. */
     readonly reason: string,
     readonly fields: Omit<EpisodeError, 'kind' | 'code' | 'message'> = {},
@@ -55,16 +68,19 @@ export class AgentError extends Error {
     message: string = reason,
   ) {
     super(message);
+    this.kind = code === 'gateway-unreachable' ? 'infra' : 'agent';
   }
 
   toRecord(): EpisodeError {
-    return { kind: 'agent', code: this.code, message: this.reason, ...this.fields };
+    return { kind: this.kind, code: this.code, message: this.reason, ...this.fields };
   }
 }
 
 /**
- * The runner could not set an agent up: a confined agent's sandbox did not come up, or its sockets or egress
- * proxy could not be made. Our side, so an infrastructure error (retried, never scored), never the agent's.
+ * The runner could not set an agent up: a confined agent's sandbox did not come up (before the agent's
+ * deadline, or before the episode ended it), or its sockets or egress proxy could not be made. Our side, so an
+ * infrastructure error (retried, never scored), never the agent's: the one exception to an episode's timeout
+ * being the agent's error.
  */
 export class AgentSetupError extends Error {
   readonly kind = 'infra';
@@ -103,9 +119,24 @@ export interface Agent {
   run(context: AgentContext): Promise<AgentOutcome>;
   /** Never calls a tool (the noop agent): its episodes seed and read the state without starting a server. */
   callsNoTools?: boolean;
+  /** Set when what the agent spends is priced (a model agent with a price for its model): the cost's currency. */
+  costCurrency?: string;
 }
 
 /** The name an agent calls a task tool by: `filesystem.move_file` → `filesystem_move_file`. */
 export function exposedName(qualified: string): string {
   return qualified.replace('.', '_');
+}
+
+/** The text of an MCP tool result: text parts joined, other parts and structured content as JSON. */
+export function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
+  const parts: string[] = [];
+  if (Array.isArray(result.content)) {
+    for (const part of result.content as Array<{ type?: string; text?: string }>) {
+      parts.push(part.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part));
+    }
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult));
+  return parts.length > 0 ? parts.join('\n') : '(empty result)';
 }

@@ -145,7 +145,7 @@ export type CommandAgentChoices = {
   sandbox?: (typeof AGENT_SANDBOXES)[number];
   /** Names of the runner's variables it gets (never their values: those are read when it is created). */
   passEnv?: string[];
-  /** Its folder (settled to an absolute path; default: the current directory). */
+  /** Its folder (made absolute when a new run prepares its options; default: the current directory). */
   dir?: string;
   /** `host:port` entries its egress proxy reaches. */
   allowHosts?: string[];

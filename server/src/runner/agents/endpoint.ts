@@ -7,14 +7,17 @@
  *   POST <url>  content-type: application/json
  *   { task_id, goal, available_tools: [{ name, description?, inputSchema }], max_steps,
  *     gateway: { url, transport: 'streamable-http' }, deadline_ms }
- * Response (schemas/endpoint-response.schema.json): HTTP 2xx with `{ "answer"?: string }` (other fields are
- * ignored; 204 or an empty body means no answer). Any other status, a body that is not JSON, or an `answer`
+ * Response (schemas/endpoint-response.schema.json): HTTP 2xx with `{ "answer"?: string, "usage"?: {...} }`
+ * (other fields are ignored; 204 or an empty body means no answer). `usage` (model, requests, prompt and
+ * completion tokens, latency per turn), when the agent reports it, becomes the episode's model record, priced
+ * from the price file when one is given. Any other status, a body that is not JSON, or an `answer`
  * that is not a string fails the episode with a message that says which.
  *
  * The payload deliberately carries no predicate, initial state, reference solutions or counterexamples:
  * an agent that saw them could game the check instead of doing the task.
  */
 import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
+import { priceFor, type PriceFile } from './usage.ts';
 
 /** One tool as the agent is told about it: what a model API needs to call it. */
 export interface AgentToolDescription {
@@ -41,6 +44,18 @@ export interface EndpointAgentOptions {
   /** Extra request headers, e.g. an `authorization` the endpoint needs. */
   headers?: Record<string, string>;
   fetch?: typeof fetch;
+  /** Prices the usage the endpoint reports, by the model it names. */
+  prices?: PriceFile;
+}
+
+/** What an endpoint may report about its model's spending (schemas/endpoint-response.schema.json). */
+export interface ReportedUsage {
+  model?: string;
+  requests?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cached_tokens?: number;
+  turn_latency_ms?: number[];
 }
 
 export const DEFAULT_AGENT_TIMEOUT_MS = 300_000;
@@ -102,12 +117,28 @@ export function createEndpointAgent(options: EndpointAgentOptions): Agent {
       if (!response.ok) {
         throw new AgentError('agent-http', `endpoint agent: ${options.url} answered HTTP ${response.status}${body.trim() ? `: ${tail(body, 500)}` : ''}`, { http_status: response.status });
       }
-      return parseEndpointResponse(options.url, response.status, body);
+      const { answer, usage } = parseEndpointResponse(options.url, response.status, body);
+      if (usage && context.meter) {
+        const model = usage.model ?? 'unknown';
+        const price = options.prices ? priceFor(options.prices, model) : undefined;
+        context.meter.reported({
+          protocol: 'endpoint',
+          model,
+          requests: usage.requests ?? usage.turn_latency_ms?.length ?? 0,
+          usage:
+            usage.prompt_tokens !== undefined || usage.completion_tokens !== undefined
+              ? { prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0, cached_tokens: usage.cached_tokens ?? 0, cache_write_tokens: 0 }
+              : null,
+          turnLatencyMs: usage.turn_latency_ms ?? [],
+          ...(price ? { price, currency: options.prices!.currency } : {}),
+        });
+      }
+      return answer === undefined ? {} : { answer };
     },
   };
 }
 
-function parseEndpointResponse(url: string, status: number, body: string): AgentOutcome {
+function parseEndpointResponse(url: string, status: number, body: string): AgentOutcome & { usage?: ReportedUsage } {
   if (status === 204 || body.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -118,12 +149,27 @@ function parseEndpointResponse(url: string, status: number, body: string): Agent
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new AgentError('agent-response', `endpoint agent: ${url} answered with JSON that is not an object: ${tail(body, 200)}`, { http_status: status });
   }
-  const answer = (parsed as { answer?: unknown }).answer;
-  if (answer === undefined) return {};
-  if (typeof answer !== 'string') {
+  const { answer, usage } = parsed as { answer?: unknown; usage?: unknown };
+  if (answer !== undefined && typeof answer !== 'string') {
     throw new AgentError('agent-response', `endpoint agent: ${url} answered with an "answer" that is not a string (${typeof answer})`, { http_status: status });
   }
-  return { answer };
+  const reported = reportedUsage(usage);
+  return { ...(answer !== undefined ? { answer } : {}), ...(reported ? { usage: reported } : {}) };
+}
+
+/** The well-typed fields of a reported `usage` (a malformed report is ignored rather than failing the task). */
+function reportedUsage(value: unknown): ReportedUsage | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const raw = value as Record<string, unknown>;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+  const usage: ReportedUsage = {};
+  if (typeof raw.model === 'string' && raw.model) usage.model = raw.model;
+  for (const key of ['requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens'] as const) {
+    const n = count(raw[key]);
+    if (n !== undefined) usage[key] = n;
+  }
+  if (Array.isArray(raw.turn_latency_ms)) usage.turn_latency_ms = raw.turn_latency_ms.map(count).filter((n): n is number => n !== undefined);
+  return Object.keys(usage).length > 0 ? usage : undefined;
 }
 
 export function describe(error: unknown): string {

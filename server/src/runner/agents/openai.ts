@@ -1,79 +1,27 @@
 /**
- * The `openai` agent: a built-in tool-calling loop against any OpenAI-compatible chat-completions endpoint
- * (api.openai.com, or a local server such as llama.cpp, vLLM or Ollama that speaks the same protocol).
+ * The `openai` agent: the shared tool-calling loop (model-loop.ts) against any OpenAI-compatible
+ * chat-completions endpoint (api.openai.com, or a local server such as llama.cpp, vLLM or Ollama).
  *
- * The loop: a system prompt and the goal as the user message; the gateway's tools offered as functions;
- * every assistant message with `tool_calls` has each call executed through the gateway (MCP over streamable
- * HTTP) and answered with a `role: tool` message holding the result text. Errors go back to the model the
- * same way (a failed call, unknown tool, arguments that are not JSON), because recovering from them is part
- * of what the benchmark measures. The first assistant message without tool calls is the final answer; after
- * `maxTurns` model requests the episode ends without one.
+ * Request: `POST <base_url>/chat/completions` with `model`, `messages` (system prompt, goal, then the
+ * conversation), the gateway's tools as `functions` with `tool_choice: auto`, and the sampling settings
+ * (`temperature`, `top_p`, `max_tokens`, `seed`) plus `extra_body`. `Authorization: Bearer <key>` when a key
+ * is set (local servers need none).
  *
- * Configuration (flags override the environment, see `openAIOptionsFromEnv`):
- *   MCPBENCH_OPENAI_BASE_URL  base URL, the part before `/chat/completions` (default https://api.openai.com/v1)
- *   MCPBENCH_OPENAI_MODEL     model name (required)
- *   OPENAI_API_KEY            sent as `Authorization: Bearer <key>` when set (local servers need none)
- *
- * HTTP 429, 5xx, network errors and request timeouts are retried with exponential back-off (honouring
- * `Retry-After`) up to `maxRetries` times; then, or on any other non-2xx status, the episode fails with
- * the status and the start of the response body.
+ * Response: `choices[0].message` with `tool_calls` (ids, names and `arguments` as a JSON string, or as an
+ * object as some local servers send them; the legacy `function_call` too), or calls written as text in the
+ * content; `usage.prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`.
+ * `finish_reason: content_filter` (or an error whose code says content filter) is a refusal, not retried;
+ * `choices: []` is retried, then a `model-empty-response` error.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
-import { describe, tail } from './endpoint.ts';
+import type { Agent } from './agent.ts';
+import { AgentError } from './agent.ts';
+import { count, createModelAgent, isRecord, ResponseProblem, textAnswers, type CallAnswer, type ModelRuntime, type ProtocolAdapter, type ProtocolTurn } from './model-loop.ts';
+import type { ModelAgentSettings } from './settings.ts';
+import { argumentsOf, type AttemptedCall, type TextToolCallFormat } from './tool-call-formats.ts';
+import type { TokenUsage } from './usage.ts';
 
-export interface OpenAIAgentOptions {
-  /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1; `/chat/completions` is appended. */
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  /** Most model requests per episode (default 50). */
-  maxTurns?: number;
-  temperature?: number;
-  fetch?: typeof fetch;
-  /** Replaces the default system prompt. */
-  systemPrompt?: string;
-  /** Limit for one chat-completions request (default 120 s). */
-  requestTimeoutMs?: number;
-  /** Limit for one tool call through the gateway (default 60 s). */
-  toolTimeoutMs?: number;
-  /** Retries of one request after 429/5xx/network errors (default 4). */
-  maxRetries?: number;
-  /** First back-off delay, doubled on each retry (default 1000 ms). */
-  retryBaseMs?: number;
-  /** Cap for one back-off delay, including a server's Retry-After (default 30 s). */
-  retryMaxMs?: number;
-}
-
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
-export const DEFAULT_SYSTEM_PROMPT = [
-  'You are an agent that completes tasks by calling the tools you are given.',
-  'Use only those tools. If a call fails, read the error and decide whether to retry, try another way, or stop.',
-  'When the task is done, reply with a short final answer without calling any tool;',
-  'if the task asks for information, that answer must contain it.',
-].join(' ');
-
-/**
- * Options from the environment, with `overrides` (command-line flags) taking precedence. Throws when no
- * model is named, since no default would be right for every endpoint.
- */
-export function openAIOptionsFromEnv(
-  env: Record<string, string | undefined> = process.env,
-  overrides: Partial<OpenAIAgentOptions> = {},
-): OpenAIAgentOptions {
-  const baseUrl = overrides.baseUrl ?? nonEmpty(env.MCPBENCH_OPENAI_BASE_URL) ?? DEFAULT_OPENAI_BASE_URL;
-  const model = overrides.model ?? nonEmpty(env.MCPBENCH_OPENAI_MODEL);
-  if (!model) throw new Error('openai agent: no model; set MCPBENCH_OPENAI_MODEL or pass a model');
-  const apiKey = overrides.apiKey ?? nonEmpty(env.OPENAI_API_KEY);
-  return { ...overrides, baseUrl, model, ...(apiKey !== undefined ? { apiKey } : {}) };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value && value.trim() ? value.trim() : undefined;
-}
+export { DEFAULT_SYSTEM_PROMPT } from './settings.ts';
 
 // ---- The slice of the chat-completions protocol the loop uses.
 interface ToolCallMessage {
@@ -81,238 +29,128 @@ interface ToolCallMessage {
   type: 'function';
   function: { name: string; arguments: string };
 }
-type ChatMessage =
+export type ChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCallMessage[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
-  const doFetch = options.fetch ?? fetch;
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const maxTurns = options.maxTurns ?? 50;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
-  const toolTimeoutMs = options.toolTimeoutMs ?? 60_000;
-  const maxRetries = options.maxRetries ?? 4;
-  const retryBaseMs = options.retryBaseMs ?? 1000;
-  const retryMaxMs = options.retryMaxMs ?? 30_000;
-
-  /** One chat-completions request, retried on transient failures; returns the parsed JSON body. */
-  async function complete(body: unknown, signal: AbortSignal): Promise<unknown> {
-    let lastFailure = '';
-    for (let attempt = 0; attempt <= maxRetries; attempt++) {
-      signal.throwIfAborted();
-      const timeout = AbortSignal.timeout(requestTimeoutMs);
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, timeout]),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        lastFailure = timeout.aborted ? `no answer within ${requestTimeoutMs} ms` : describe(error);
-        if (attempt < maxRetries) await sleep(backoff(attempt, undefined), signal);
-        continue;
-      }
-      if (response.ok) {
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered HTTP ${response.status} with a body that is not JSON: ${tail(text, 200)}`);
-        }
-      }
-      const detail = `HTTP ${response.status}${text.trim() ? `: ${tail(text, 500)}` : ''}`;
-      // Other 4xx (bad key, unknown model, a request the server rejects) will not get better by waiting.
-      if (response.status !== 429 && response.status < 500) throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered ${detail}`);
-      lastFailure = detail;
-      if (attempt < maxRetries) await sleep(backoff(attempt, parseRetryAfter(response.headers.get('retry-after'))), signal);
-    }
-    throw new AgentError('model-endpoint', `openai agent: ${endpoint} failed after ${maxRetries + 1} attempts; last: ${lastFailure}`);
-  }
-
-  function backoff(attempt: number, retryAfterMs: number | undefined): number {
-    return Math.min(retryAfterMs ?? retryBaseMs * 2 ** attempt, retryMaxMs);
-  }
-
+export function openAIAdapter(settings: ModelAgentSettings, apiKey: string | undefined): ProtocolAdapter<ChatMessage> {
+  const url = `${settings.base_url.replace(/\/+$/, '')}/chat/completions`;
   return {
-    name: 'openai',
-    async run(context: AgentContext): Promise<AgentOutcome> {
-      const { signal } = context;
-      signal.throwIfAborted();
-      const client = new Client({ name: 'mcpbench-openai-agent', version: '0.1.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(context.gateway.url));
-      try {
-        try {
-          await client.connect(transport, { signal, timeout: toolTimeoutMs });
-        } catch (error) {
-          if (signal.aborted) throw signal.reason;
-          throw new Error(`openai agent: could not connect to the gateway at ${context.gateway.url}: ${describe(error)}`);
-        }
-        const tools: Tool[] = context.gateway.tools.length > 0
-          ? context.gateway.tools
-          : (await client.listTools(undefined, { signal, timeout: toolTimeoutMs })).tools;
-        const messages: ChatMessage[] = [
-          { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
-          { role: 'user', content: context.goal },
-        ];
-        const functions = tools.map((tool) => ({
-          type: 'function' as const,
-          function: {
-            name: tool.name,
-            ...(tool.description !== undefined ? { description: tool.description } : {}),
-            parameters: tool.inputSchema,
-          },
-        }));
-
-        for (let turn = 0; turn < maxTurns; turn++) {
-          const response = await complete(
-            {
-              model: options.model,
-              messages,
-              ...(functions.length > 0 ? { tools: functions, tool_choice: 'auto' } : {}),
-              ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-            },
-            signal,
-          );
-          const message = assistantMessage(response, endpoint);
-          const calls = message.tool_calls ?? [];
-          if (calls.length === 0) {
-            const answer = message.content ?? '';
-            return answer ? { answer } : {};
-          }
-          messages.push({ role: 'assistant', content: message.content, tool_calls: calls });
-          // One after the other, in the model's order: the gateway's trace and step budget follow that order.
-          for (const call of calls) {
-            const content = await runToolCall(client, call, signal, toolTimeoutMs);
-            messages.push({ role: 'tool', tool_call_id: call.id, content });
-          }
-        }
-        return {};
-      } finally {
-        // Ends the session on a stateful gateway, but never lets a stuck gateway delay the episode's end.
-        if (!signal.aborted) await withinMs(transport.terminateSession(), 2000).catch(() => {});
-        await client.close().catch(() => {});
-      }
+    protocol: 'openai',
+    url,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    initial: (goal) => [
+      { role: 'system', content: settings.system_prompt },
+      { role: 'user', content: goal },
+    ],
+    body(messages, tools, seed) {
+      const functions = tools.map(openAIFunction);
+      return {
+        model: settings.model,
+        messages,
+        ...(functions.length > 0 ? { tools: functions, tool_choice: 'auto' } : {}),
+        ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+        ...(settings.top_p !== undefined ? { top_p: settings.top_p } : {}),
+        ...(settings.max_tokens !== undefined ? { max_tokens: settings.max_tokens } : {}),
+        ...(seed !== undefined ? { seed } : {}),
+        ...settings.extra_body,
+      };
+    },
+    usage: openAIUsage,
+    turn: openAITurn,
+    refusal(_status, json) {
+      const error = isRecord(json) && isRecord(json.error) ? json.error : undefined;
+      const code = `${error?.code ?? ''} ${error?.type ?? ''}`;
+      return /content_filter|content_policy/i.test(code) ? String(error?.message ?? code.trim()) : undefined;
+    },
+    reply(messages, turn, answers, textFormat) {
+      replyOpenAI(messages, turn, answers, textFormat);
     },
   };
 }
 
-/** Executes one tool call through the gateway; whatever happens becomes text the model can read. */
-async function runToolCall(
-  client: Client,
-  call: ToolCallMessage,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<string> {
-  let args: unknown;
-  try {
-    args = call.function.arguments.trim() ? JSON.parse(call.function.arguments) : {};
-  } catch {
-    return `Error: the arguments of ${call.function.name} are not valid JSON: ${tail(call.function.arguments, 200)}`;
-  }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return `Error: the arguments of ${call.function.name} must be a JSON object`;
-  }
-  // Names the task does not list still go to the gateway: it refuses them and counts the hallucinated call.
-  try {
-    const result = await client.callTool(
-      { name: call.function.name, arguments: args as Record<string, unknown> },
-      undefined,
-      { signal, timeout: timeoutMs },
-    );
-    const text = resultText(result);
-    return result.isError ? `Error: ${text}` : text;
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    return `Error: ${describe(error)}`;
-  }
+export function openAIFunction(tool: Tool) {
+  return {
+    type: 'function' as const,
+    function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.inputSchema },
+  };
 }
 
-/** The text of an MCP tool result: text parts joined, other parts and structured content as JSON. */
-export function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
-  const parts: string[] = [];
-  if (Array.isArray(result.content)) {
-    for (const part of result.content as Array<{ type?: string; text?: string }>) {
-      parts.push(part.type === 'text' && typeof part.text === 'string' ? part.text : JSON.stringify(part));
-    }
-  }
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  if (parts.length === 0 && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult));
-  return parts.length > 0 ? parts.join('\n') : '(empty result)';
+export function openAIUsage(json: unknown): TokenUsage | null {
+  const usage = isRecord(json) && isRecord(json.usage) ? json.usage : undefined;
+  if (!usage || (typeof usage.prompt_tokens !== 'number' && typeof usage.completion_tokens !== 'number')) return null;
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  return { prompt_tokens: count(usage.prompt_tokens), completion_tokens: count(usage.completion_tokens), cached_tokens: count(details.cached_tokens), cache_write_tokens: 0 };
 }
 
-function assistantMessage(response: unknown, endpoint: string): { content: string | null; tool_calls?: ToolCallMessage[] } {
-  const choice = (response as { choices?: Array<{ message?: unknown }> } | null)?.choices?.[0];
-  const message = choice?.message as { content?: unknown; tool_calls?: unknown } | undefined;
-  if (!message || typeof message !== 'object') {
-    throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered without choices[0].message: ${tail(JSON.stringify(response), 300)}`);
+function openAITurn(json: unknown): ProtocolTurn {
+  if (!isRecord(json)) throw new ResponseProblem('model-bad-response', `the response is not a JSON object: ${JSON.stringify(json)?.slice(0, 200)}`);
+  if (!Array.isArray(json.choices)) {
+    const error = isRecord(json.error) ? `: ${String(json.error.message ?? JSON.stringify(json.error))}` : '';
+    throw new ResponseProblem('model-bad-response', `the response has no choices${error}`);
   }
-  const content = contentText(message.content);
-  const calls: ToolCallMessage[] = [];
+  if (json.choices.length === 0) throw new ResponseProblem('model-empty-response', 'the response has no choices (choices: [])');
+  const choice = json.choices[0];
+  if (!isRecord(choice) || !isRecord(choice.message)) throw new ResponseProblem('model-bad-response', 'choices[0] has no message');
+  if (choice.finish_reason === 'content_filter') throw new AgentError('model-content-filter', 'the endpoint stopped the response by content filter (finish_reason: content_filter)');
+  const message = choice.message;
+  const native: AttemptedCall[] = [];
   if (Array.isArray(message.tool_calls)) {
-    for (const [index, raw] of message.tool_calls.entries()) {
-      const call = raw as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
-      const name = call.function?.name;
-      if (typeof name !== 'string') {
-        throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered with a tool call without a function name`);
-      }
-      const args = call.function?.arguments;
-      calls.push({
-        // Some local servers omit ids; the tool message must still name the call it answers.
-        id: typeof call.id === 'string' && call.id ? call.id : `call_${index}`,
-        type: 'function',
-        function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
-      });
-    }
-  }
-  return calls.length > 0 ? { content, tool_calls: calls } : { content };
+    for (const raw of message.tool_calls) native.push(nativeCall(raw));
+  } else if (isRecord(message.function_call)) native.push(nativeCall({ function: message.function_call }));
+  const content = contentText(message.content);
+  const refusal = typeof message.refusal === 'string' ? message.refusal : '';
+  return { text: content || refusal, native };
+}
+
+/** One entry of `tool_calls`: `{ id, type, function: { name, arguments } }`, arguments a JSON string or an object. */
+function nativeCall(raw: unknown): AttemptedCall {
+  const call = isRecord(raw) ? raw : {};
+  const fn = isRecord(call.function) ? call.function : {};
+  const id = typeof call.id === 'string' && call.id ? call.id : undefined;
+  const name = typeof fn.name === 'string' && fn.name.trim() ? fn.name.trim() : undefined;
+  const rawArgs = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+  const base: AttemptedCall = { format: 'native', raw: rawArgs, ...(id ? { id } : {}), ...(name ? { name } : {}) };
+  if (!name) return { ...base, problem: { code: 'no-name', message: 'the tool call has no function name' } };
+  const args = argumentsOf(fn.arguments);
+  return 'problem' in args ? { ...base, problem: args.problem } : { ...base, arguments: args.value };
 }
 
 /** Chat content is a string, or (some servers) an array of parts. */
-function contentText(content: unknown): string | null {
+function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === 'string' ? part : (part as { text?: unknown })?.text ?? '')).join('');
+  if (Array.isArray(content)) return content.map((part) => (typeof part === 'string' ? part : isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
+  return '';
+}
+
+/**
+ * Native calls: the assistant message with its named calls (arguments as the JSON we parsed, `{}` for ones
+ * that did not parse, so strict servers accept the history), a `tool` message per named call, and a user
+ * message for calls without a name (no tool message can answer them). Text calls: the assistant's text as
+ * it wrote it, and the results in one user message.
+ */
+function replyOpenAI(messages: ChatMessage[], turn: ProtocolTurn, answers: readonly CallAnswer[], textFormat: TextToolCallFormat | undefined): void {
+  if (textFormat) {
+    messages.push({ role: 'assistant', content: turn.text });
+    messages.push({ role: 'user', content: textAnswers(textFormat, answers) });
+    return;
   }
-  return null;
+  const named = answers.filter((a) => a.call.name !== undefined);
+  const unnamed = answers.filter((a) => a.call.name === undefined);
+  messages.push(
+    named.length > 0
+      ? {
+          role: 'assistant',
+          content: turn.text || null,
+          tool_calls: named.map((a) => ({ id: a.call.id, type: 'function', function: { name: a.call.name!, arguments: JSON.stringify(a.call.arguments ?? {}) } })),
+        }
+      : { role: 'assistant', content: turn.text },
+  );
+  for (const a of named) messages.push({ role: 'tool', tool_call_id: a.call.id, content: a.content });
+  if (unnamed.length > 0) messages.push({ role: 'user', content: unnamed.map((a) => a.content).join('\n') });
 }
 
-/** `Retry-After` as seconds or an HTTP date, in milliseconds. */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+export function createOpenAIAgent(settings: ModelAgentSettings, runtime: ModelRuntime = {}): Agent {
+  return createModelAgent(settings, runtime, openAIAdapter(settings, runtime.apiKey));
 }

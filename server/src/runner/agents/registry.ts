@@ -4,7 +4,17 @@
  * read this registry; adding an agent is adding a descriptor, nothing else.
  *
  * Options are what a run records and a resumed run reads back, so they never hold a secret: API keys come
- * from the environment the agent is created in.
+ * from the environment the agent is created in. Two steps, each with one job:
+ * - `prepare` (a new run only, `prepareAgent`): what the user gave (flags, a profile file, the environment,
+ *   relative paths) made into the options run.json records, independent of where and when the run started:
+ *   the model agents resolve their settings, the command agent's folder and the endpoint's price file become
+ *   absolute. A resumed run never prepares again: it creates the same agent from the record alone, whatever
+ *   its environment or current directory say by then.
+ * - `create` (every run, new and resumed, `createAgent`): the recorded options, checked against the
+ *   descriptor's schema, made into an agent in this run's setting (environment, sandbox backend, task files).
+ * Either step may `warn`: something the run goes on with but records in run.json's `warnings` and shows (a
+ * model without a price, an agent that is not confined). A resumed run adds the warnings its own creation
+ * gives (another backend, say) to the record.
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -14,22 +24,43 @@ import { AgentOptionsError, type Agent } from './agent.ts';
 import { AGENT_SANDBOXES, commandAgentFor, type CommandAgentChoices } from './command.ts';
 import { ALLOW_HOST_FORMAT, isAllowHost } from './egress.ts';
 import { createEndpointAgent } from './endpoint.ts';
-import { createOpenAIAgent, openAIOptionsFromEnv } from './openai.ts';
+import { createAnthropicAgent } from './anthropic.ts';
+import { createOpenAIAgent } from './openai.ts';
 import { createReferenceAgent, noopAgent } from './reference.ts';
+import type { ModelRuntime } from './model-loop.ts';
+import { MODEL_AGENTS, modelSettingsSchema, prepareModelSettings, SettingsError, type ModelAgentName, type ModelAgentSettings } from './settings.ts';
+import { PriceFileError, readPriceFile } from './usage.ts';
 
 export { AgentOptionsError } from './agent.ts';
 
-export interface AgentCreateContext {
+/** Where a run sets its agent up: what creating it needs besides its options. */
+export interface AgentSetting {
   /** Where keys and endpoint defaults come from (MCPBENCH_OPENAI_MODEL, OPENAI_API_KEY ...). */
   env: Record<string, string | undefined>;
-  /** Where relative folders in the options resolve (default: the current directory). */
+  /** Where relative paths in the options resolve (default: the current directory). */
   cwd?: string;
   /** The run's sandbox backend: where an agent process is confined unless its options say otherwise. */
   backend?: SandboxBackend;
   /** The run's task files (sealed-set entries as `<file>#<path>`): an agent process never reads them. */
   taskFiles?: readonly string[];
+}
+
+export interface AgentCreateContext extends AgentSetting {
   /** Something the run goes on with but records in run.json (`warnings`) and shows: an unconfined agent. */
   warn(message: string): void;
+}
+
+export interface AgentPrepareContext extends AgentCreateContext {
+  /** Where relative paths in the options resolve (the price file, a profile file, a folder). */
+  cwd: string;
+  /** The run seed. */
+  seed: number;
+}
+
+/** Options as a step made them, and the warnings it gave. */
+export interface PreparedOptions {
+  options: Record<string, unknown>;
+  warnings: string[];
 }
 
 export interface AgentDescriptor<Options extends Record<string, unknown> = Record<string, unknown>> {
@@ -43,14 +74,14 @@ export interface AgentDescriptor<Options extends Record<string, unknown> = Recor
    */
   variants?(task: Task): string[];
   /**
-   * The options made independent of where the run was started (a relative folder made absolute), as run.json
-   * records them: a resumed run reads back the same. Default: as parsed.
+   * For a new run: what the user gave (flags, files, the environment, relative paths) made into the options
+   * run.json records, so that a resumed run creates the same agent from the record alone. Default: the input
+   * as it is. Throws AgentOptionsError; may `warn`.
    */
-  settle?(options: Options, context: AgentCreateContext): Options;
+  prepare?(input: Record<string, unknown>, context: AgentPrepareContext): Record<string, unknown>;
   /** Throws AgentOptionsError when the options (with the environment) do not make a working agent. */
   create(options: Options, context: AgentCreateContext): Agent;
 }
-
 
 const nonEmpty = z.string().trim().min(1);
 
@@ -86,29 +117,60 @@ const command: AgentDescriptor<CommandAgentChoices> = {
     allowHosts: z.array(z.string().refine(isAllowHost, ALLOW_HOST_FORMAT)).optional().meta({ description: 'host:port entries its egress proxy forwards to (its model endpoint); default: none.' }),
     gateway: z.enum(['http', 'stdio']).optional().meta({ description: 'How it reaches the gateway: streamable HTTP (default), or MCP over its own stdin/stdout.' }),
   }),
-  settle: (options, { cwd }) => ({ ...options, dir: resolve(cwd ?? process.cwd(), options.dir ?? '.') }),
+  // Its folder made absolute (the current one by default); a blank one is left for the schema to refuse.
+  prepare: (input, { cwd }) => ({ ...input, dir: typeof input.dir === 'string' && input.dir.trim() ? resolve(cwd, input.dir.trim()) : (input.dir ?? cwd) }),
   create: (options, context) => commandAgentFor(options, context),
 };
 
-const endpoint: AgentDescriptor<{ url: string }> = {
+const endpoint: AgentDescriptor<{ url: string; prices?: string }> = {
   name: 'endpoint',
-  description: 'POSTs each task to your URL (schemas/endpoint-request.schema.json).',
-  options: z.object({ url: z.url().meta({ description: 'The URL each task is POSTed to.' }) }),
-  create: (options) => createEndpointAgent({ url: options.url }),
-};
-
-const openai: AgentDescriptor<{ model?: string; baseUrl?: string }> = {
-  name: 'openai',
-  description: 'A tool-calling loop against an OpenAI-compatible chat-completions endpoint (key: OPENAI_API_KEY).',
-  options: z.object({ model: nonEmpty.optional(), baseUrl: z.url().optional() }),
-  create: (options, { env }) => {
+  description: 'POSTs each task to your URL (schemas/endpoint-request.schema.json); the usage it reports is priced from `prices`.',
+  options: z.object({
+    url: z.url().meta({ description: 'The URL each task is POSTed to.' }),
+    prices: nonEmpty.optional().meta({ description: 'A price file (schemas/prices.schema.json) for the usage the endpoint reports, by the model it names.' }),
+  }),
+  prepare: (input, { cwd }) => (typeof input.prices === 'string' ? { ...input, prices: resolve(cwd, input.prices) } : input),
+  create: (options) => {
     try {
-      return createOpenAIAgent(openAIOptionsFromEnv(env, options));
+      return createEndpointAgent({ url: options.url, ...(options.prices ? { prices: readPriceFile(options.prices) } : {}) });
     } catch (error) {
-      throw new AgentOptionsError('openai', 'model', (error as Error).message);
+      if (error instanceof PriceFileError) throw new AgentOptionsError('endpoint', 'prices', `price file ${error.message}`);
+      throw error;
     }
   },
 };
+
+/**
+ * A model agent: a new run gives it the profile's keys as its flags set them and `agent_config`, the profile
+ * file (schemas/agent-config.schema.json); it records the resolved settings (modelSettingsSchema).
+ */
+function modelAgent(name: ModelAgentName, description: string, create: (settings: ModelAgentSettings, runtime: ModelRuntime) => Agent): AgentDescriptor<ModelAgentSettings> {
+  return {
+    name,
+    description,
+    options: modelSettingsSchema(name),
+    prepare: (input, context) => {
+      try {
+        const { settings, warnings } = prepareModelSettings(name, input, context);
+        for (const message of warnings) context.warn(message);
+        return settings;
+      } catch (error) {
+        if (error instanceof SettingsError) throw new AgentOptionsError(name, undefined, error.message);
+        throw error;
+      }
+    },
+    create: (settings, { env }) => {
+      const apiKey = env[settings.api_key_env]?.trim();
+      return create(settings, { name, ...(apiKey ? { apiKey } : {}) });
+    },
+  };
+}
+
+const openai = modelAgent('openai', 'A tool-calling loop against an OpenAI-compatible chat-completions endpoint (key: OPENAI_API_KEY).', createOpenAIAgent);
+const anthropic = modelAgent('anthropic', 'A tool-calling loop against the Anthropic Messages API (key: ANTHROPIC_API_KEY).', createAnthropicAgent);
+
+/** Whether an agent is a model agent (its options are model settings: flags like --temperature are its own). */
+export const isModelAgent = (name: string): name is ModelAgentName => (MODEL_AGENTS as readonly string[]).includes(name);
 
 const descriptors = new Map<string, AgentDescriptor>();
 
@@ -118,7 +180,7 @@ export function registerAgent<O extends Record<string, unknown>>(descriptor: Age
   descriptors.set(descriptor.name, descriptor as unknown as AgentDescriptor);
 }
 
-for (const descriptor of [reference, noop, command, endpoint, openai] as AgentDescriptor<never>[]) registerAgent(descriptor);
+for (const descriptor of [reference, noop, command, endpoint, openai, anthropic] as AgentDescriptor<never>[]) registerAgent(descriptor);
 
 export function agentNames(): string[] {
   return [...descriptors.keys()];
@@ -129,29 +191,46 @@ export function agentDescriptor(name: string): AgentDescriptor | undefined {
 }
 
 /**
- * The agent a run names, with its options checked against its descriptor: the options as recorded (unset
- * ones dropped, settled), the agent, and the warnings its creation gave (run.json records them). Throws
+ * The agent a run names, created from its recorded options checked against its descriptor: the options as
+ * parsed (unset ones dropped), the agent, and the warnings its creation gave (run.json records them). Throws
  * AgentOptionsError for an unknown agent or bad options.
  */
 export function createAgent(
   name: string,
   options: Record<string, unknown>,
-  setting: Omit<AgentCreateContext, 'warn'>,
+  setting: AgentSetting,
 ): { agent: Agent; options: Record<string, unknown>; descriptor: AgentDescriptor; warnings: string[] } {
-  const descriptor = descriptors.get(name);
-  if (!descriptor) throw new AgentOptionsError(name, undefined, `unknown agent ${name}: use ${agentNames().join(', ')}`);
-  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const parsed = descriptor.options.safeParse(defined);
+  const descriptor = knownDescriptor(name);
+  const parsed = descriptor.options.safeParse(definedOptions(options));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const option = issue.path.length ? String(issue.path[0]) : undefined;
     throw new AgentOptionsError(name, option, `the ${name} agent ${option ? `option ${option}` : 'options'}: ${issue.message}`);
   }
   const warnings: string[] = [];
-  const context: AgentCreateContext = { ...setting, warn: (message) => void warnings.push(message) };
-  const settled = descriptor.settle ? descriptor.settle(parsed.data, context) : parsed.data;
-  return { agent: descriptor.create(settled, context), options: settled, descriptor, warnings };
+  const agent = descriptor.create(parsed.data, { ...setting, warn: (message) => void warnings.push(message) });
+  return { agent, options: parsed.data, descriptor, warnings };
 }
+
+/**
+ * The options a new run records for an agent: its descriptor's `prepare` over what the user gave (unset
+ * ones dropped), and the warnings it gave. Throws AgentOptionsError for an unknown agent or options it refuses.
+ */
+export function prepareAgent(name: string, input: Record<string, unknown>, setting: Omit<AgentPrepareContext, 'warn'>): PreparedOptions {
+  const descriptor = knownDescriptor(name);
+  const defined = definedOptions(input);
+  const warnings: string[] = [];
+  const options = descriptor.prepare?.(defined, { ...setting, warn: (message) => void warnings.push(message) }) ?? defined;
+  return { options, warnings };
+}
+
+function knownDescriptor(name: string): AgentDescriptor {
+  const descriptor = descriptors.get(name);
+  if (!descriptor) throw new AgentOptionsError(name, undefined, `unknown agent ${name}: use ${agentNames().join(', ')}`);
+  return descriptor;
+}
+
+const definedOptions = (options: Record<string, unknown>) => Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 
 /** The variants a task is run as under an agent. */
 export function agentVariants(descriptor: AgentDescriptor, agent: Agent, task: Task): string[] {
