@@ -133,6 +133,40 @@ test('a model agent records its resolved settings (never the key) and a resume c
   assert.equal(openRun(finished.directory).config.max_cost, 4);
 });
 
+test('what a run is warned of is recorded in run.json: its options (prepare), its creation, and a resume\'s new warnings added once', { timeout: 120_000 }, async () => {
+  registerAgent({
+    name: 'test-warns',
+    description: 'warns when prepared, and when created unconfined',
+    options: z.object({ level: z.string() }),
+    prepare: (input, { warn }) => {
+      warn('no price for this model: its cost is unknown');
+      return { ...input, level: 'prepared' };
+    },
+    create: (_options, { env, warn }) => {
+      if (env.TEST_UNCONFINED) warn('the agent is not confined');
+      return { name: 'test-warns', callsNoTools: true, run: async () => ({}) };
+    },
+  });
+  const base = await common();
+  const tasks = [join(fixtures, 'travel', 'travel-confirm-held-001.json')];
+  const events: RunEvent[] = [];
+  const finished = await runToEnd({ ...base, mode: 'run', tasks, agent: 'test-warns', env: {} }, (e) => events.push(e));
+  const notices = (list: RunEvent[]) => list.flatMap((e) => (e.type === 'notice' && e.level === 'warning' ? [e.message] : []));
+  assert.deepEqual(notices(events), ['no price for this model: its cost is unknown']);
+  assert.deepEqual(openRun(finished.directory).config.agent_options, { level: 'prepared' }, 'the prepared options are recorded');
+  assert.deepEqual(openRun(finished.directory).config.warnings, ['no price for this model: its cost is unknown']);
+  // Resumed where its creation warns of something new: shown, and added to the record (atomically rewritten).
+  const resumedEvents: RunEvent[] = [];
+  await runToEnd({ ...base, mode: 'resume', directory: finished.directory, env: { TEST_UNCONFINED: '1' } }, (e) => resumedEvents.push(e));
+  assert.deepEqual(notices(resumedEvents), ['the agent is not confined']);
+  assert.deepEqual(openRun(finished.directory).config.warnings, ['no price for this model: its cost is unknown', 'the agent is not confined']);
+  // Once recorded, never twice; the options are never prepared again.
+  await runToEnd({ ...base, mode: 'resume', directory: finished.directory, env: { TEST_UNCONFINED: '1' } });
+  const record = openRun(finished.directory).config;
+  assert.deepEqual(record.warnings, ['no price for this model: its cost is unknown', 'the agent is not confined']);
+  assert.deepEqual(record.agent_options, { level: 'prepared' });
+});
+
 test('a gateway an in-process agent cannot reach is an infrastructure error (retried); a token budget spent is a failure with its reason', { timeout: 120_000 }, async () => {
   registerAgent({
     name: 'test-no-gateway',

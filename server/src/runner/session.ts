@@ -254,6 +254,10 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
 async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options: RunOptions | ResumeOptions, emit: Emit): Promise<void> {
   const { agent, descriptor, warnings } = createAgent(store.config.agent, store.config.agent_options, agentSetting(options, tasks));
   for (const message of warnings) emit({ type: 'notice', run_id: store.config.run_id, level: 'warning', message });
+  // A resumed run set up in another way than it started (another backend, say) records what it was warned of.
+  const recorded = store.config.warnings ?? [];
+  const added = warnings.filter((message) => !recorded.includes(message));
+  if (added.length) store.updateRecord({ warnings: [...recorded, ...added] });
   const config: RunRecord = store.config;
   const env = options.env ?? process.env;
   if (config.max_cost !== undefined) checkCostBudget(agent);

@@ -371,7 +371,7 @@ export const RunRecordSchema = z.object({
   sandbox: z.string(),
   /**
    * What the run was warned about and went on with: its agent's options (a model without a price) and its
-   * creation (a command agent that is not confined).
+   * creation (a command agent that is not confined), when it started and, added, when it was resumed.
    */
   warnings: z.array(z.string()).optional(),
 });
@@ -675,12 +675,12 @@ export interface WritableRun extends StoredRun {
   append(record: EpisodeRecord): void;
   /** Writes checks.json (atomically). */
   writeChecks(checks: readonly CheckRecord[]): void;
-  /** Changes what a resume may change in run.json (the cost budget) and rewrites it atomically. */
+  /** Changes what a resume may change in run.json (the cost budget, the warnings) and rewrites it atomically. */
   updateRecord(update: RunRecordUpdate): void;
 }
 
-/** The fields of run.json a resumed run may change. */
-export type RunRecordUpdate = Pick<RunRecord, 'max_cost'>;
+/** The fields of run.json a resumed run may change: a new cost budget, the warnings with the resume's own added. */
+export type RunRecordUpdate = Partial<Pick<RunRecord, 'max_cost' | 'warnings'>>;
 
 function warningsOf(directory: string, damaged: readonly DamagedLine[], quarantined: number): string[] {
   const journal = join(directory, EPISODES_FILE);
