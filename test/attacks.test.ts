@@ -323,6 +323,39 @@ test('a confined agent whose sandbox cannot be built is an infrastructure error 
   }
 });
 
+test("a confined agent whose sandbox never comes up is ours (agent-sandbox), whether the episode's timeout or its own deadline stops it first", { timeout: 60_000 }, async () => {
+  // No container engine here: a stand-in `podman` (named as such) that hangs the way an engine does when it
+  // cannot start the container (an image pull that never ends). The forwarder inside never says it is up.
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-never-up-'));
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'podman'), '#!/bin/sh\nexec sleep 600\n');
+  chmodSync(join(bin, 'podman'), 0o755);
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${bin}:${savedPath ?? '/usr/bin:/bin'}`;
+  const run = async (timeoutS: number, agentTimeoutMs: number) => {
+    const quick = { ...task, timeout_s: timeoutS };
+    const agent = createCommandAgent({ command: ['/bin/true'], sandbox: { backend: 'podman', dir: work }, timeoutMs: agentTimeoutMs, killGraceMs: 100 });
+    return runEpisode(
+      { task: quick, taskHash: canonicalHash(quick), key: { task_id: task.id, trial: 0, variant: 'command', fault_profile: 'none', perturbation: 'none' }, agent, profile: { name: 'none', failure_rate: 0, fault_weights: {} }, goal: task.goal },
+      { runId: 'never-up', registry: await loadRegistry(), seed: 1, backend: 'process' },
+    );
+  };
+  try {
+    // The episode's timeout fires first (the agent's deadline is the same moment, set later).
+    const episodeFirst = await run(2, 60_000);
+    assert.deepEqual([episodeFirst.status, episodeFirst.error?.kind, episodeFirst.error?.code], ['infra_error', 'infra', 'agent-sandbox']);
+    assert.equal(episodeFirst.error?.message, "the command agent's podman sandbox had not come up when the episode ended");
+    // Its own deadline first.
+    const deadlineFirst = await run(30, 1500);
+    assert.deepEqual([deadlineFirst.status, deadlineFirst.error?.kind, deadlineFirst.error?.code], ['infra_error', 'infra', 'agent-sandbox']);
+    assert.equal(deadlineFirst.error?.message, "the command agent's podman sandbox did not come up within 1500 ms");
+  } finally {
+    process.env.PATH = savedPath;
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('a confined agent can take the gateway over its stdio: no network needed at all', { skip, timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpbench-stdio-agent-'));
   const script = String.raw`

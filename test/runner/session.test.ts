@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { z } from 'zod';
-import { AgentError } from '../../server/src/runner/agents/agent.ts';
+import { AgentError, AgentSetupError } from '../../server/src/runner/agents/agent.ts';
 import { AgentOptionsError, registerAgent } from '../../server/src/runner/agents/registry.ts';
 import { runToEnd, SessionError, startRun, type SessionOptions } from '../../server/src/runner/session.ts';
 import { openRun, readChecks } from '../../server/src/runner/store.ts';
@@ -201,4 +201,30 @@ test('a gateway an in-process agent cannot reach is an infrastructure error (ret
   const report = JSON.parse(readFileSync(budget.report!.json, 'utf8'));
   assert.equal(report.episodes[0].reason, 'token-budget: the episode used 1200 tokens, its budget is 1000');
   assert.match(readFileSync(budget.report!.junit, 'utf8'), /<failure message="token-budget: the episode used 1200 tokens, its budget is 1000" type="token-budget">/);
+});
+
+test("an episode's timeout is the agent's error whatever it threw as it was stopped, except a sandbox that never came up (ours)", { timeout: 120_000 }, async () => {
+  // Both agents wait until the episode stops them, then throw what an agent might as it is cut off.
+  const stoppedWith = (name: string, error: () => Error) =>
+    registerAgent({
+      name,
+      description: 'stopped by the timeout',
+      options: z.object({}),
+      create: () => ({ name, run: ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(error()), { once: true })) }),
+    });
+  stoppedWith('test-cut-off', () => new AgentError('gateway-unreachable', 'could not connect to the gateway: the request was aborted'));
+  stoppedWith('test-never-up', () => new AgentSetupError("the command agent's podman sandbox had not come up when the episode ended"));
+  const base = await common();
+  const task = JSON.parse(readFileSync(join(fixtures, 'travel', 'travel-confirm-held-001.json'), 'utf8'));
+  const file = join(base.cwd, 'quick.json');
+  writeFileSync(file, JSON.stringify({ ...task, timeout_s: 1 }));
+
+  const cut = await runToEnd({ ...base, mode: 'run', tasks: [file], agent: 'test-cut-off' });
+  const [timedOut] = openRun(cut.directory).episodes;
+  assert.deepEqual([timedOut!.status, timedOut!.error?.kind, timedOut!.error?.code, timedOut!.error?.message], ['agent_error', 'agent', 'agent-timeout', 'the agent did not finish within 1 s']);
+
+  const neverUp = await runToEnd({ ...base, mode: 'run', tasks: [file], agent: 'test-never-up', maxInfraRetries: 1 });
+  const records = openRun(neverUp.directory).episodes;
+  assert.deepEqual(records.map((r) => [r.status, r.error?.kind, r.error?.code]), [['infra_error', 'infra', 'agent-sandbox'], ['infra_error', 'infra', 'agent-sandbox']], 'retried, ours');
+  assert.ok(neverUp.kind === 'run' && neverUp.scores.episodes.scored === 0, 'never scored');
 });

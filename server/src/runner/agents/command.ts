@@ -375,19 +375,22 @@ function runProcess(
       if (pending) takeLine(pending);
       const status = exit ?? { code, signal };
       const ended = { exited: true, exit_code: status.code, signal: status.signal, ...(stderr.trim() ? { stderr_tail: tail(stderr) } : {}) };
-      if (stopping === 'abort') {
-        // Ended by the episode (timeout, a runaway): its reason, with what became of the process.
-        const reason: unknown = context.signal.reason;
-        return reject(reason instanceof AgentError ? new AgentError(reason.code, reason.reason, { ...ended, ...reason.fields }) : reason);
-      }
       if (!sandboxUp) {
+        // The agent never started, whoever stopped it (its deadline, or the episode's timeout first): ours.
         const how = spawnError
           ? `could not be started (${spec.command}: ${spawnError.message})`
           : stopping === 'timeout'
             ? `did not come up within ${deadlineMs} ms`
-            : `ended before the agent started (${status.code === null ? `killed by ${status.signal ?? 'a signal'}` : `exit code ${status.code}`})`;
+            : stopping === 'abort'
+              ? 'had not come up when the episode ended'
+              : `ended before the agent started (${status.code === null ? `killed by ${status.signal ?? 'a signal'}` : `exit code ${status.code}`})`;
         const reason = `the command agent's ${sandbox} sandbox ${how}`;
         return reject(new AgentSetupError(reason, ended, reason + stderrNote(stderr)));
+      }
+      if (stopping === 'abort') {
+        // Ended by the episode (timeout, a runaway): its reason, with what became of the process.
+        const reason: unknown = context.signal.reason;
+        return reject(reason instanceof AgentError ? new AgentError(reason.code, reason.reason, { ...ended, ...reason.fields }) : reason);
       }
       if (stopping === 'timeout') {
         const reason = `command agent: timed out after ${deadlineMs} ms and was killed`;
