@@ -45,8 +45,10 @@ test('bubblewrap: no host loopback, no writes outside the sandbox (a plain proce
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const port = (listener.address() as { port: number }).port;
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-isolation-'));
-  // Outside every sandbox but writable by this user: the package folder.
-  const outside = join(packageRoot(), `.sandbox-escape-${process.pid}`);
+  // Outside every sandbox but writable by this user: the package's dist/ folder, which a server sees read-only
+  // (the package root itself is not what to aim at: in a checkout under /tmp its path inside the sandbox is on
+  // the sandbox's own private /tmp, where a write lands harmlessly).
+  const outside = join(packageRoot(), 'dist', `.sandbox-escape-${process.pid}`);
   try {
     const plain = probe('process', port, mkdtempSync(join(work, 'p-')), outside);
     assert.deepEqual(plain, { outside: 'written', inside: 'written', network: 'connected' }, 'the control can reach both');
