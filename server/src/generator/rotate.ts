@@ -66,20 +66,25 @@ export function emitSetSchema(): Record<string, unknown> {
 
 export class RotationError extends Error {}
 
-export function readSetManifest(setDir: string): SetManifest {
-  const file = join(setDir, SET_MANIFEST_FILE);
-  if (!existsSync(file)) throw new RotationError(`${setDir}: not a task set (no ${SET_MANIFEST_FILE})`);
+/** A JSON file read against its schema; the error names the file and every problem. */
+function readManifest<T>(file: string, schema: z.ZodType<T>, what: string): T {
   let value: unknown;
   try {
     value = JSON.parse(readText(file));
   } catch (error) {
     throw new RotationError(`${file}: ${(error as Error).message}`);
   }
-  const parsed = SetManifestSchema.safeParse(value);
+  const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new RotationError(`${file}: invalid set manifest: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new RotationError(`${file}: ${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }
   return parsed.data;
+}
+
+export function readSetManifest(setDir: string): SetManifest {
+  const file = join(setDir, SET_MANIFEST_FILE);
+  if (!existsSync(file)) throw new RotationError(`${setDir}: not a task set (no ${SET_MANIFEST_FILE})`);
+  return readManifest(file, SetManifestSchema, 'invalid set manifest');
 }
 
 export function writeSetManifest(setDir: string, manifest: SetManifest): void {
@@ -233,6 +238,30 @@ export interface HistoricalManifest {
   set_sha256: string;
 }
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** Historical-YYYY-MM.json as `rotate` writes it (what the results database imports). */
+export const HistoricalManifestSchema = z.object({
+  kind: z.literal('mcpbench-historical'),
+  tag: z.string().regex(/^Historical-\d{4}-(0[1-9]|1[0-2])$/),
+  set: z.string().min(1),
+  month: Month,
+  seed: z.number(),
+  share: z.number(),
+  attestations: z.array(z.object({ task_id: z.string(), sha256: Sha256 })),
+  retired: z.array(z.object({ task_id: z.string(), sha256: Sha256, file: z.string(), namespace: z.string(), category: z.string(), added: z.string() })),
+  replacements: z.array(z.object({ task_id: z.string(), sha256: Sha256, file: z.string(), from: z.string() })),
+  previous_set_sha256: Sha256,
+  set_sha256: Sha256,
+});
+
+export const isHistoricalFileName = (name: string) => /^Historical-\d{4}-\d{2}\.json$/.test(name);
+
+/** Reads a Historical-YYYY-MM.json manifest, with the file and the first problem in the error. */
+export function readHistoricalManifest(file: string): HistoricalManifest {
+  return readManifest(file, HistoricalManifestSchema, 'not a Historical manifest');
+}
+
 export interface RotationResult {
   manifest: SetManifest;
   historical: HistoricalManifest;
@@ -272,7 +301,7 @@ function previousAttestations(historyDir: string): Set<string> {
   const ids = new Set<string>();
   if (!existsSync(historyDir)) return ids;
   for (const name of readdirSync(historyDir)) {
-    if (/^Historical-\d{4}-\d{2}\.json$/.test(name)) for (const a of readAttestations(join(historyDir, name))) ids.add(a.task_id);
+    if (isHistoricalFileName(name)) for (const a of readAttestations(join(historyDir, name))) ids.add(a.task_id);
   }
   return ids;
 }
