@@ -12,9 +12,12 @@ import { pathToFileURL } from 'node:url';
 import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
 import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
+import { classifyFailure } from '../../server/src/results/failure-modes.ts';
 import { readJournal, readRun, renderJunit, verdictText, writeReport, xmlEscape, type ReportJson, type RunConfig } from '../../server/src/scoring/report.ts';
 
 const CHROMIUM = process.env.MCPBENCH_CHROMIUM ?? '/usr/bin/chromium';
+/** Failure modes from the trace alone (these episodes' tasks are not files). */
+const diagnose = (r: EpisodeResult) => classifyFailure(r, undefined, undefined);
 
 const config: RunConfig = {
   run_id: 'run-2026-05-01-test',
@@ -248,7 +251,7 @@ test('junit.xml: one suite per namespace, one case per task x trial x variant, v
 
 test('report.json: scores and config; the bootstrap follows the run seed', () => {
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 } });
+  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
   const report = JSON.parse(readFileSync(output.files.json, 'utf8')) as ReportJson;
   assert.deepEqual(report.run, config);
   assert.deepEqual(report.scores, computeScores(results, { seed: 7, resamples: 200 }));
@@ -256,10 +259,16 @@ test('report.json: scores and config; the bootstrap follows the run seed', () =>
   // 5 scored episodes (the infra error is left out), 3 passed.
   assert.deepEqual(report.scores.episodes, { records: 6, scored: 5, passed: 3, failed: 2, infra_errors: 1, infra_unresolved: 1 });
   assert.equal(report.scores.success_rate.value, 0.6);
+  // The two failed episodes, each with its failure mode: the budget overrun, and an answer its leaf does not
+  // accept after a successful read (the fault before it was recovered from).
+  assert.equal(report.failures?.failed, 2);
+  assert.equal(report.failures?.counts.budget_exhausted, 1);
+  assert.equal(report.failures?.counts.wrong_final_answer, 1);
+  assert.equal(report.failures?.specific_share, 1);
   assert.deepEqual(report.scores.recovery_rate, { value: 1, numerator: 1, denominator: 1 });
   assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, readRun(dir).results));
   // A second report of the same run is byte for byte the same.
-  const again = writeReport(dir, { scoring: { resamples: 200 } });
+  const again = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
   assert.equal(readFileSync(again.files.json, 'utf8'), readFileSync(output.files.json, 'utf8'));
   const page = readFileSync(output.files.html, 'utf8');
   assert.ok(!/<script[^>]*\ssrc=|<link[^>]*\shref=/i.test(page), 'no external script or stylesheet');
@@ -271,7 +280,7 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
 }, async () => {
   const { chromium } = await import('playwright-core');
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 } });
+  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
   const userDataDir = mkdtempSync(join(tmpdir(), 'mcpbench-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -304,7 +313,7 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     const plots = await page.$$eval('.plot[data-mark]', (nodes) =>
       nodes.map((n) => ({ id: n.id, marks: n.querySelectorAll(`svg g[aria-label="${n.getAttribute('data-mark')}"] > *`).length })),
     );
-    assert.deepEqual(plots.map((p) => p.id), ['plot-namespace', 'plot-category', 'plot-surface', 'plot-passk', 'plot-faults']);
+    assert.deepEqual(plots.map((p) => p.id), ['plot-namespace', 'plot-category', 'plot-surface', 'plot-passk', 'plot-faults', 'plot-failures']);
     for (const plot of plots) assert.ok(plot.marks > 0, `${plot.id} drew its marks`);
     const counts = Object.fromEntries(plots.map((p) => [p.id, p.marks]));
     // Namespaces chat, filesystem, github, support (the infra error's namespace has a scored episode too).
@@ -313,6 +322,8 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     // k = 1 cells: (none,0) (light,0) (medium,1).
     assert.equal(counts['plot-surface'], 3);
     assert.equal(counts['plot-faults'], 3);
+    assert.equal(counts['plot-failures'], 2);
+    assert.equal(await page.locator('details.episode .badge.mode', { hasText: 'Budget exhausted' }).count(), 1);
     // k = 2: only the two profiles whose tasks had two trials.
     await page.selectOption('#surface-k', '2');
     assert.equal(await page.locator('#plot-surface svg g[aria-label="cell"] > *').count(), 2);

@@ -188,7 +188,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .command('report')
     .description('Write report.json, junit.xml and a self-contained report.html for a run folder.')
     .argument('<run-folder>', 'runs/<run-id>')
-    .action((directory: string) => setExitCode(reportCommand(directory, io2())));
+    .action(async (directory: string) => setExitCode(reportCommand(directory, await loadRegistry(), io2())));
 
   program
     .command('doctor')

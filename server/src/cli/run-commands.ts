@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Registry } from '../mcp/registry.ts';
 import { computeScores, type Scores } from '../scoring/metrics.ts';
-import { writeReport } from '../scoring/report.ts';
+import { readRun, writeReport } from '../scoring/report.ts';
+import { failureDiagnoser } from '../results/run-source.ts';
 import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, type ParaphraseEndpoint, type PerturbationLevel, type ShownGoal } from '../generator/perturb.ts';
 import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
 import type { Task } from '../tasks/model.ts';
@@ -356,7 +357,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   }
   const scores = computeScores(journal.results(), { seed: flags.seed });
   if (flags.report && !outcome.interrupted) {
-    const { files, warnings } = writeReport(journal.directory);
+    const { files, warnings } = writeReport(journal.directory, { diagnose: failureDiagnoser(journal.config, registry) });
     for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
     if (flags.reporter !== 'jsonl') io.stderr(`report: ${files.html}\n`);
   }
@@ -423,8 +424,9 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   return checks.every((c) => c.ok) ? 0 : 1;
 }
 
-export function reportCommand(directory: string, io: CliIo): number {
-  const { files, warnings, report } = writeReport(resolve(io.cwd, directory));
+export function reportCommand(directory: string, registry: Registry, io: CliIo): number {
+  const folder = resolve(io.cwd, directory);
+  const { files, warnings, report } = writeReport(folder, { diagnose: failureDiagnoser(readRun(folder).config, registry) });
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   io.stdout(formatScores(report.scores));
   io.stdout(`report.json: ${files.json}\njunit.xml:   ${files.junit}\nreport.html: ${files.html}\n`);

@@ -12,6 +12,8 @@ import { canonicalHash } from '../tasks/hash.ts';
 import { TaskSchema, type Task } from '../tasks/model.ts';
 import { JOURNAL_FILE, RUN_FILE, readRun, type RunConfig } from '../scoring/report.ts';
 import type { EpisodeResult } from '../runner/types.ts';
+import type { Registry } from '../mcp/registry.ts';
+import { classifyFailure, type FailureDiagnosis } from './failure-modes.ts';
 import type { EpisodeStatusValue } from './schema.ts';
 
 /** An episode record as the results engine uses it: the journal's record with its identity and outcome made explicit. */
@@ -105,9 +107,10 @@ export function scoredEpisodes(records: readonly SourceEpisode[]): { episode: So
  * exist, and any further files or folders given. A file that no longer hashes as it did at run time simply
  * does not match; sealed-set entries are not read.
  */
-export function loadRunTasks(config: RunConfig, extra: readonly string[] = []): Map<string, Task> {
+export function loadRunTasks(config: Record<string, unknown> | { task_files: string[] }, extra: readonly string[] = []): Map<string, Task> {
   const files = new Set<string>();
-  const recorded = Array.isArray(config.task_files) ? config.task_files : [];
+  const files0 = (config as { task_files?: unknown }).task_files;
+  const recorded: unknown[] = Array.isArray(files0) ? files0 : [];
   for (const file of recorded) if (typeof file === 'string' && !file.includes('.sealed.json') && existsSync(file)) files.add(file);
   if (extra.length > 0) for (const file of collectTaskFiles([...extra])) files.add(resolve(file));
   const tasks = new Map<string, Task>();
@@ -122,4 +125,13 @@ export function loadRunTasks(config: RunConfig, extra: readonly string[] = []): 
     if (parsed.success) tasks.set(canonicalHash(value), parsed.data);
   }
   return tasks;
+}
+
+/**
+ * The failure diagnoser of a run's report: each failed episode classified against the task version it ran
+ * (found by canonical hash among the run's task files) and the namespace schemas.
+ */
+export function failureDiagnoser(config: Record<string, unknown> | { task_files: string[] }, registry: Registry, extra: readonly string[] = []): (result: EpisodeResult) => FailureDiagnosis | null {
+  const tasks = loadRunTasks(config, extra);
+  return (result) => classifyFailure(result, tasks.get(result.task_hash), registry);
 }

@@ -9,6 +9,7 @@ import type { NodeVerdict } from '../predicates/evaluate.ts';
 import type { EpisodeResult } from '../runner/types.ts';
 import { computeScores, latestByKey, type ScoreOptions, type Scores } from './metrics.ts';
 import { loadPlotAssets, renderHtml, type PlotAssets } from './report-html.ts';
+import { countModes, type FailureDiagnosis, type FailureMode } from '../results/failure-modes.ts';
 
 // One place names the run directory's files: the journal that writes them.
 import { EPISODES_FILE as JOURNAL_FILE, RUN_FILE } from '../runner/journal.ts';
@@ -43,10 +44,32 @@ export interface RunData {
   warnings: string[];
 }
 
+/** The failure mode of each failed episode (results/failure-modes.ts), and their counts. */
+export interface FailureSummary {
+  counts: Record<FailureMode, number>;
+  /** Failed episodes diagnosed. */
+  failed: number;
+  /** Share of them with a specific mode rather than `unknown`; null when none failed. */
+  specific_share: number | null;
+  episodes: ({ task_id: string; trial: number; variant: string; fault_profile: string; perturbation: string } & FailureDiagnosis)[];
+}
+
 export interface ReportJson {
   run: RunConfig;
   scores: Scores;
+  /** Present when the report was written with a failure diagnoser (the CLI always passes one). */
+  failures?: FailureSummary;
   warnings: string[];
+}
+
+/** Diagnoses the failed episodes among `results` (one per key). */
+export function summarizeFailures(results: readonly EpisodeResult[], diagnose: (result: EpisodeResult) => FailureDiagnosis | null): FailureSummary {
+  const episodes = results.flatMap((r) => {
+    const d = diagnose(r);
+    return d ? [{ task_id: r.task_id, trial: r.trial, variant: r.variant, fault_profile: r.fault_profile, perturbation: r.perturbation, ...d }] : [];
+  });
+  const counts = countModes(episodes.map((e) => e.mode));
+  return { counts, failed: episodes.length, specific_share: episodes.length ? 1 - counts.unknown / episodes.length : null, episodes };
 }
 
 function readConfig(directory: string): RunConfig {
@@ -257,6 +280,8 @@ export interface ReportOptions {
   scoring?: ScoreOptions;
   /** The plotting libraries to inline; found in node_modules when omitted. */
   assets?: PlotAssets;
+  /** Classifies a failed episode (results/run-source.ts failureDiagnoser); without it the report has no failure modes. */
+  diagnose?: (result: EpisodeResult) => FailureDiagnosis | null;
 }
 
 export interface ReportOutput {
@@ -270,10 +295,12 @@ export function writeReport(directory: string, options: ReportOptions = {}): Rep
   const run = readRun(directory);
   // Bootstrap draws follow the run's seed unless the caller says otherwise, so a report is reproducible.
   const scores = computeScores(run.results, { seed: run.config.seed, ...options.scoring });
-  const report: ReportJson = { run: run.config, scores, warnings: run.warnings };
+  const latest = latestByKey(run.results);
+  const failures = options.diagnose ? summarizeFailures(latest, options.diagnose) : undefined;
+  const report: ReportJson = { run: run.config, scores, ...(failures ? { failures } : {}), warnings: run.warnings };
   const files = { json: join(directory, 'report.json'), junit: join(directory, 'junit.xml'), html: join(directory, 'report.html') };
   writeFileSync(files.json, JSON.stringify(report, null, 2) + '\n');
   writeFileSync(files.junit, renderJunit(run.config, run.results));
-  writeFileSync(files.html, renderHtml({ config: run.config, scores, results: latestByKey(run.results), warnings: run.warnings }, options.assets ?? loadPlotAssets()));
+  writeFileSync(files.html, renderHtml({ config: run.config, scores, results: latest, warnings: run.warnings, ...(failures ? { failures } : {}) }, options.assets ?? loadPlotAssets()));
   return { files, report, warnings: run.warnings };
 }
