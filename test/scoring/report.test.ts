@@ -5,17 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
 import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
+import { chromiumMissing, openChromium } from '../chromium.ts';
 import { classifyFailure } from '../../server/src/results/failure-modes.ts';
 import { readJournal, readRun, renderJunit, verdictText, writeReport, xmlEscape, type ReportJson, type RunConfig } from '../../server/src/scoring/report.ts';
 
-const CHROMIUM = process.env.MCPBENCH_CHROMIUM ?? '/usr/bin/chromium';
 /** Failure modes from the trace alone (these episodes' tasks are not files). */
 const diagnose = (r: EpisodeResult) => classifyFailure(r, undefined, undefined);
 
@@ -276,36 +276,13 @@ test('report.json: scores and config; the bootstrap follows the run seed', () =>
 });
 
 test('report.html in headless Chromium: plots drawn, trace viewer expands, nothing leaves the page', {
-  skip: existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}: install Debian's chromium (CI does) or set MCPBENCH_CHROMIUM`,
+  skip: chromiumMissing(),
 }, async () => {
-  const { chromium } = await import('playwright-core');
   const dir = runDirectory();
   const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
-  const userDataDir = mkdtempSync(join(tmpdir(), 'mcpbench-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    viewport: { width: 1280, height: 900 },
-  });
+  const browser = await openChromium();
   try {
-    const outside: string[] = [];
-    const local = (url: string) => url.startsWith('file:') || url.startsWith('data:') || url.startsWith('about:');
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (local(url)) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    context.on('request', (request) => {
-      if (!local(request.url())) outside.push(request.url());
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
+    const { page, outside, errors } = browser;
     await page.goto(pathToFileURL(output.files.html).href);
     await page.waitForSelector('body[data-rendered="true"]');
 
@@ -371,6 +348,6 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     assert.deepEqual(outside, [], 'no request left the page');
     assert.deepEqual(errors, [], 'no script error');
   } finally {
-    await context.close();
+    await browser.close();
   }
 });

@@ -19,6 +19,7 @@ import { lintTaskSet } from '../tasks/lint.ts';
 import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
 import { registerGeneratorCommands } from './generator-commands.ts';
+import { registerResultsCommands } from './results-commands.ts';
 import packageJson from '../../../package.json';
 
 export const EXIT_OK = 0;
@@ -202,6 +203,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
 
   registerGenerateCommand(program, io, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
+  registerResultsCommands(program, io, setExitCode);
 
   return program;
 }

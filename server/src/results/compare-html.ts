@@ -79,19 +79,18 @@ ${CLIENT_HELPERS}
     });
   });
   mount('plot-deltas', (width) => {
-    const rows = c.deltas.filter((d) => d.delta).map((d) => ({ ...d, row: d.group + ' ' + d.key, pair: d.b + ' − ' + d.a }));
+    const pairCount = new Set(c.deltas.map((d) => d.a + '|' + d.b)).size;
+    const rows = c.deltas.filter((d) => d.delta).map((d) => ({ ...d, row: (pairCount > 1 ? d.b + ' − ' + d.a + ' · ' : '') + d.group + ' ' + d.key }));
     if (!rows.length) return null;
-    const keys = [...new Set(rows.map((r) => r.row))];
     return Plot.plot({
-      className: 'chart', width, marginLeft: 170, height: 60 + 22 * keys.length * new Set(rows.map((r) => r.pair)).size,
+      className: 'chart', width, marginLeft: pairCount > 1 ? 320 : 170, height: 60 + 24 * rows.length,
       x: { label: 'delta in success rate (percentage points)', grid: true, tickFormat: (v) => (100 * v).toFixed(0) },
-      y: { domain: keys, label: null },
-      fy: { label: null },
+      y: { domain: rows.map((r) => r.row), label: null },
       marks: [
         Plot.ruleX([0]),
-        Plot.ruleY(rows, { fy: 'pair', y: 'row', x1: (r) => r.delta.ci.low, x2: (r) => r.delta.ci.high, stroke: 'currentColor' }),
-        Plot.dot(rows, { fy: 'pair', y: 'row', x: (r) => r.delta.mean, fill: (r) => (r.p_adjusted != null && r.p_adjusted < 0.05 ? '#e15759' : '#4e79a7'), r: 4,
-          title: (r) => r.pair + ' · ' + r.row + ': ' + signed(r.delta.mean) + ' pp [' + signed(r.delta.ci.low) + ', ' + signed(r.delta.ci.high) + '] p adj. ' + pv(r.p_adjusted) + ' over ' + r.tasks + ' tasks' }),
+        Plot.ruleY(rows, { y: 'row', x1: (r) => r.delta.ci.low, x2: (r) => r.delta.ci.high, stroke: 'currentColor' }),
+        Plot.dot(rows, { y: 'row', x: (r) => r.delta.mean, fill: (r) => (r.p_adjusted != null && r.p_adjusted < 0.05 ? '#e15759' : '#4e79a7'), r: 4,
+          title: (r) => r.b + ' − ' + r.a + ' · ' + r.group + ' ' + r.key + ': ' + signed(r.delta.mean) + ' pp [' + signed(r.delta.ci.low) + ', ' + signed(r.delta.ci.high) + '] p adj. ' + pv(r.p_adjusted) + ' over ' + r.tasks + ' tasks' }),
       ],
     });
   });

@@ -95,7 +95,7 @@ export interface Comparison {
 
 export class CompareError extends Error {}
 
-interface EpisodeFacts {
+export interface EpisodeFacts {
   task_hash: string;
   task_id: string;
   namespace: string;
@@ -124,7 +124,7 @@ export async function resolveSide(db: ResultsDb, selector: string, options: Pick
   return { label: selector, runs };
 }
 
-async function episodesOf(db: ResultsDb, runs: string[]): Promise<EpisodeFacts[]> {
+export async function episodesOf(db: ResultsDb, runs: string[]): Promise<EpisodeFacts[]> {
   const rows = await db
     .selectFrom('episodes as e')
     .innerJoin('tasks as t', 't.task_hash', 'e.task_hash')
@@ -147,7 +147,7 @@ async function episodesOf(db: ResultsDb, runs: string[]): Promise<EpisodeFacts[]
   }));
 }
 
-interface TaskStats {
+export interface TaskStats {
   task: MatrixTask;
   episodes: number;
   passed: number;
@@ -157,7 +157,7 @@ interface TaskStats {
   cost: number | null;
 }
 
-function perTask(episodes: readonly EpisodeFacts[], k: number): Map<string, TaskStats> {
+export function perTask(episodes: readonly EpisodeFacts[], k: number): Map<string, TaskStats> {
   const byTask = new Map<string, EpisodeFacts[]>();
   for (const e of episodes) {
     const list = byTask.get(e.task_hash) ?? [];
@@ -190,6 +190,30 @@ function perTask(episodes: readonly EpisodeFacts[], k: number): Map<string, Task
 
 const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
 
+/** One side's totals: success as the mean per-task rate with its bootstrap interval, pass^k, cost, failure modes. */
+export function summarizeSide(label: string, runs: string[], episodes: readonly EpisodeFacts[], tasks: Map<string, TaskStats>, bootstrap: { resamples: number; seed: number; confidence: number }): SideSummary {
+  const stats = [...tasks.values()];
+  const rates = stats.map((t) => t.passed / t.episodes);
+  const interval = pairedBootstrap(rates, { ...bootstrap, label: `side:${label}` });
+  const withK = stats.filter((t) => t.passK !== null);
+  const costs = episodes.filter((e) => e.cost_usd !== null);
+  const tokens = episodes.filter((e) => e.tokens !== null);
+  return {
+    label,
+    runs,
+    tasks: stats.length,
+    episodes: episodes.length,
+    passed: episodes.filter((e) => e.passed).length,
+    agent_errors: episodes.filter((e) => e.status === 'agent_error').length,
+    success_rate: rates.length ? sum(rates) / rates.length : null,
+    ci: interval ? interval.ci : null,
+    pass_k: withK.length ? sum(withK.map((t) => t.passK!)) / withK.length : null,
+    cost_usd: costs.length ? sum(costs.map((e) => e.cost_usd!)) : null,
+    tokens: tokens.length ? sum(tokens.map((e) => e.tokens!)) : null,
+    failure_modes: countModes(episodes.map((e) => ((FAILURE_MODES as readonly string[]).includes(e.failure_mode ?? '') ? (e.failure_mode as FailureMode) : null))),
+  };
+}
+
 export async function compare(db: ResultsDb, selectors: readonly string[], options: CompareOptions = {}): Promise<Comparison> {
   if (selectors.length < 1) throw new CompareError('compare needs at least one run or agent');
   const k = options.k ?? 1;
@@ -205,31 +229,7 @@ export async function compare(db: ResultsDb, selectors: readonly string[], optio
     sides.push({ ...side, episodes, tasks: perTask(episodes, k) });
   }
 
-  const summaries: SideSummary[] = sides.map((side) => {
-    const stats = [...side.tasks.values()];
-    const passed = side.episodes.filter((e) => e.passed).length;
-    const rates = stats.map((t) => t.passed / t.episodes);
-    const mean = rates.length ? sum(rates) / rates.length : null;
-    // The interval of the mean per-task rate: the paired bootstrap of the rates against 0.
-    const interval = pairedBootstrap(rates, { ...bootstrap, label: `side:${side.label}` });
-    const withK = stats.filter((t) => t.passK !== null);
-    const costs = side.episodes.filter((e) => e.cost_usd !== null);
-    const tokens = side.episodes.filter((e) => e.tokens !== null);
-    return {
-      label: side.label,
-      runs: side.runs,
-      tasks: stats.length,
-      episodes: side.episodes.length,
-      passed,
-      agent_errors: side.episodes.filter((e) => e.status === 'agent_error').length,
-      success_rate: mean,
-      ci: interval ? interval.ci : null,
-      pass_k: withK.length ? sum(withK.map((t) => t.passK!)) / withK.length : null,
-      cost_usd: costs.length ? sum(costs.map((e) => e.cost_usd!)) : null,
-      tokens: tokens.length ? sum(tokens.map((e) => e.tokens!)) : null,
-      failure_modes: countModes(side.episodes.map((e) => (FAILURE_MODES as readonly string[]).includes(e.failure_mode ?? '') ? (e.failure_mode as FailureMode) : null)),
-    };
-  });
+  const summaries = sides.map((side) => summarizeSide(side.label, side.runs, side.episodes, side.tasks, bootstrap));
 
   const taskIndex = new Map<string, MatrixTask>();
   for (const side of sides) for (const t of side.tasks.values()) taskIndex.set(t.task.task_hash, t.task);

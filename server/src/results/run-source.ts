@@ -76,10 +76,18 @@ function normalize(record: EpisodeResult): SourceEpisode {
   };
 }
 
-/** Reads a run folder (throws with the path when it is not one). */
+/** A folder that is not a readable run (no run.json, or a run.json that is not one). */
+export class RunSourceError extends Error {}
+
+/** Reads a run folder (throws RunSourceError with the path when it is not one). */
 export function openSourceRun(directory: string): SourceRun {
   const absolute = resolve(directory);
-  const run = readRun(absolute);
+  let run: ReturnType<typeof readRun>;
+  try {
+    run = readRun(absolute);
+  } catch (error) {
+    throw new RunSourceError((error as Error).message);
+  }
   const hash = createHash('sha256');
   for (const file of [RUN_FILE, JOURNAL_FILE]) {
     const path = join(absolute, file);
