@@ -10,12 +10,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
-import { databaseSize, openResultsDb, type OpenedDb } from '../../server/src/results/db.ts';
+import { databaseSize, openResultsDb, schemaMarkdown, type OpenedDb } from '../../server/src/results/db.ts';
 import { importPaths } from '../../server/src/results/import.ts';
 import { startCluster, type Cluster } from '../postgres-cluster.ts';
 import { appendEpisode, MOVE, MOVE_HASH, moveCall, moveEpisode, writeRunFolder } from './fixtures.ts';
@@ -99,6 +99,8 @@ function suite(name: string, target: () => string) {
            where n.nspname = current_schema() and c.relkind = 'r' and c.relname not like 'kysely\\_%' order by c.relname`.execute(opened.db);
         assert.deepEqual(tables.map((t) => t.relname), [...TABLES].sort());
         for (const t of tables) assert.ok(t.doc && t.doc.length > 20, `${t.relname} documented`);
+        // docs/results-database.md is generated from these comments, and is up to date on both backends.
+        assert.equal(await schemaMarkdown(opened.db), readFileSync(join(__dirname, '..', '..', 'docs', 'results-database.md'), 'utf8'), 'run npm run results:docs');
       } finally {
         await opened.close();
       }

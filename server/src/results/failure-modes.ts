@@ -162,14 +162,20 @@ const compact = (value: unknown, max = 160) => {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 };
 
-/** The initial-state verdict of the task's predicate, by node path (null when it cannot be evaluated). */
+const initialCache = new WeakMap<Task, Map<string, NodeVerdict> | null>();
+
+/** The initial-state verdict of the task's predicate, by node path (null when it cannot be evaluated); once per task. */
 function initialVerdicts(task: Task, registry: Registry): Map<string, NodeVerdict> | null {
+  if (initialCache.has(task)) return initialCache.get(task)!;
+  let verdicts: Map<string, NodeVerdict> | null;
   try {
     const root = evaluate(parsePredicate(task.success_predicate, ['success_predicate']), stateLeafEvaluator(registry, task.initial_state, undefined));
-    return new Map([...nodes(root)].map(({ node }) => [pathKey(node.path), node]));
+    verdicts = new Map([...nodes(root)].map(({ node }) => [pathKey(node.path), node]));
   } catch {
-    return null;
+    verdicts = null;
   }
+  initialCache.set(task, verdicts);
+  return verdicts;
 }
 
 const leafLabel = (node: NodeVerdict) => node.name ?? node.kind;
