@@ -9,6 +9,7 @@ import type { Registry } from '../mcp/registry.ts';
 import { computeScores, type Scores } from '../scoring/metrics.ts';
 import { readRun, writeReport } from '../scoring/report.ts';
 import { failureDiagnoser } from '../results/run-source.ts';
+import { classifyFailure, FAILURE_MODE_INFO, type FailureDiagnosis } from '../results/failure-modes.ts';
 import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, type ParaphraseEndpoint, type PerturbationLevel, type ShownGoal } from '../generator/perturb.ts';
 import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
 import type { Task } from '../tasks/model.ts';
@@ -132,9 +133,25 @@ function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint'
 
 export class UsageError extends Error {}
 
-/** Progress on stderr, events on stdout; returns the onEvent callback and a `finish` to close the bar. */
-function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
-  if (kind === 'jsonl') return { onEvent: (event: RunEvent) => io.stdout(JSON.stringify(event) + '\n'), finish: () => undefined };
+type Diagnose = (result: EpisodeResult) => FailureDiagnosis | null;
+
+/** Classifies failed episodes of `tasks` (by canonical hash) for the event stream and the progress lines. */
+function diagnoserFor(tasks: readonly LoadedTask[], registry: Registry): Diagnose {
+  const byHash = new Map(tasks.map((t) => [t.hash, t.task]));
+  return (result) => classifyFailure(result, byHash.get(result.task_hash), registry);
+}
+
+/**
+ * Progress on stderr, events on stdout; returns the onEvent callback and a `finish` to close the bar. A failed
+ * episode's event carries its failure mode (`failure`), and its progress line names it.
+ */
+function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number, diagnose?: Diagnose) {
+  if (kind === 'jsonl') {
+    return {
+      onEvent: (event: RunEvent) => io.stdout(JSON.stringify(event.type === 'episode-finished' && diagnose ? { ...event, failure: diagnose(event.result) } : event) + '\n'),
+      finish: () => undefined,
+    };
+  }
   if (kind === 'none') return { onEvent: () => undefined, finish: () => undefined };
   if (io.isTTY) {
     const bar = new SingleBar({ format: 'episodes [{bar}] {value}/{total} | passed {passed} | failed {failed} | infra {infra} | {eta_formatted} left', hideCursor: true, stream: process.stderr });
@@ -161,7 +178,8 @@ function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
       if (event.type !== 'episode-finished') return;
       const r = event.result;
       if (r.status !== 'infra_error') n++;
-      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : '';
+      const failure = r.status === 'failed' ? diagnose?.(r) : null;
+      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : failure ? ` (${FAILURE_MODE_INFO[failure.mode].label})` : '';
       const perturbation = r.perturbation === 'none' ? '' : ` perturb=${r.perturbation}`;
       io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile}${perturbation} trial=${r.trial}${detail}\n`);
     },
@@ -335,7 +353,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
   });
   if (paraphrase) await paraphraseGoals(pendingSpecs(specs, journal), paraphraseEndpoint(paraphrase, process.env), flags.seed, io, flags.reporter);
   const already = journal.results().filter((r) => r.status !== 'infra_error').length;
-  const reporter = reporterFor(io, flags.reporter, specs.length);
+  const reporter = reporterFor(io, flags.reporter, specs.length, diagnoserFor(tasks, registry));
   reporter.onEvent({ type: 'run-started', run_id: config.run_id, tasks: config.tasks, episodes: specs.length, agent: agent.name, fault_profile: profile.name, seed: flags.seed });
   if (already && flags.reporter !== 'jsonl') io.stderr(`resuming ${config.run_id}: ${already} of ${specs.length} episodes already recorded\n`);
   const interrupt = interruptSignal(io);
@@ -397,7 +415,7 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
   const runId = newRunId('check');
   const specs = planCheck(tasks, flags.seed);
-  const reporter = reporterFor(io, flags.reporter, specs.length);
+  const reporter = reporterFor(io, flags.reporter, specs.length, diagnoserFor(tasks, registry));
   const interrupt = interruptSignal(io);
   let result: Awaited<ReturnType<typeof runCheck>>;
   try {

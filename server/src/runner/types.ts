@@ -4,6 +4,7 @@
  * so they change only with care (a field added is fine; a field renamed breaks old journals).
  */
 import type { NodeVerdict } from '../predicates/evaluate.ts';
+import type { FailureDiagnosis } from '../results/failure-modes.ts';
 
 /** The ReliabilityBench fault taxonomy (section 3.5 and Appendix B), made concrete for MCP calls. */
 export const FAULT_TYPES = [
@@ -135,5 +136,6 @@ export type RunEvent =
   | { type: 'episode-started'; run_id: string; key: EpisodeKey; goal?: string }
   | { type: 'call'; run_id: string; key: EpisodeKey; call: CallRecord }
   | { type: 'fault'; run_id: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
-  | { type: 'episode-finished'; run_id: string; result: EpisodeResult }
+  /** `failure`: the failed episode's failure mode and evidence (results/failure-modes.ts), when the CLI could classify it. */
+  | { type: 'episode-finished'; run_id: string; result: EpisodeResult; failure?: FailureDiagnosis | null }
   | { type: 'run-finished'; run_id: string; directory: string; scores: unknown };
