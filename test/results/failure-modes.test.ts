@@ -96,6 +96,10 @@ test('constraint violated: a not-leaf that held at the start is broken at the en
     assert.deepEqual(d.evidence.leaf_path, ['success_predicate', 'all', 2]);
     assert.equal(d.evidence.leaf, 'filesystem.fileExists');
   });
+  // A goal leaf that held at the start and is false at the end: the agent undid what was already right.
+  const KEEP: Task = TaskSchema.parse({ ...MOVE, id: 'fs-keep-notes', initial_state: { filesystem: { files: { ...START, 'notes.txt': 'keep' } } }, success_predicate: { all: [{ 'filesystem.fileExists': { path: 'archive/report.txt' } }, { 'filesystem.fileExists': { path: 'notes.txt' } }] } });
+  const undid = [call(0, 'filesystem.move_file', { source: 'report.txt', destination: 'archive/report.txt' }), call(1, 'filesystem.move_file', { source: 'notes.txt', destination: 'archive/notes.txt' })];
+  expectMode(KEEP, episode(KEEP, { 'archive/': null, 'archive/report.txt': 'Q3 numbers', 'archive/notes.txt': 'keep' }, undid), 'constraint_violated', (d) => assert.deepEqual(d.evidence.leaf_path, ['success_predicate', 'all', 1]));
   // The move task's own `not` (report.txt gone) is false at the start: leaving it undone is no violation.
   const undone = classifyFailure(episode(MOVE, { ...START, 'archive/report.txt': 'Q3 numbers' }, [call(0, 'filesystem.write_file', { path: 'archive/report.txt', content: 'Q3 numbers' })]), MOVE, registry);
   assert.notEqual(undone?.mode, 'constraint_violated');
@@ -132,6 +136,15 @@ test('wrong tool selection: the required tool never called, another tool used in
   expectMode(MOVE, episode(MOVE, { ...START, 'archive/report.txt': 'Q3 numbers' }, calls), 'wrong_tool_selection', (d) => {
     assert.equal(d.evidence.call_index, 0);
     assert.match(d.evidence.detail, /filesystem\.move_file never succeeded/);
+  });
+});
+
+test('wrong tool selection: every required tool used, and one no reference solution uses that spoils the end state', () => {
+  const CONTENT: Task = TaskSchema.parse({ ...MOVE, id: 'fs-move-content', success_predicate: { all: [{ 'filesystem.fileContains': { path: 'archive/report.txt', text: 'Q3' } }, { not: { 'filesystem.fileExists': { path: 'report.txt' } } }] } });
+  const calls = [call(0, 'filesystem.move_file', { source: 'report.txt', destination: 'archive/report.txt' }), call(1, 'filesystem.write_file', { path: 'archive/report.txt', content: '' })];
+  expectMode(CONTENT, episode(CONTENT, { 'archive/': null, 'archive/report.txt': '' }, calls), 'wrong_tool_selection', (d) => {
+    assert.equal(d.evidence.call_index, 1);
+    assert.match(d.evidence.detail, /called filesystem\.write_file, which no reference solution uses/);
   });
 });
 

@@ -9,11 +9,11 @@
  * | no_tool_use | no call at all, while the reference solutions make calls |
  * | budget_exhausted | the agent tried to go past max_steps |
  * | hallucinated_tool | a call to a tool the task does not list |
- * | constraint_violated | a `not` node held on the initial state and is false at the end (the agent did what the task forbids) |
+ * | constraint_violated | a `not` node, or a goal leaf, held on the initial state and is false at the end (the agent did what the task forbids, or undid what was right) |
  * | malformed_parameters | a call rejected for invalid arguments (the tool's input schema, or the server's invalid-params answer), and that tool never accepted a call afterwards |
  * | failed_error_recovery | an error the agent saw (injected fault or tool error) after which nothing succeeded, or after which a required tool never succeeded |
  * | wrong_final_answer | an `answer.*` leaf is false although every required tool was called successfully (the data was read) |
- * | wrong_tool_selection | a required tool (one every reference solution calls) never succeeded, and the agent called a listed tool no reference solution uses |
+ * | wrong_tool_selection | a required tool (one every reference solution calls) never succeeded and the agent called a listed tool no reference solution uses; or every required tool succeeded, the agent also called such a tool, and a goal leaf is false |
  * | premature_stop | budget left, and either a required tool was never called (the agent stopped on the way) or some goal leaves hold and others not after fewer calls than the shortest reference solution, or no final answer where one is checked |
  * | wrong_arguments | every required tool succeeded, a goal leaf is false, and a call's arguments match none of the reference solutions' calls of that tool (MCP-Atlas's "right tool, wrong values") |
  * | unknown | none of the above |
@@ -224,19 +224,22 @@ export function classifyFailure(episode: ClassifiableEpisode, task: Task | undef
   // 3. Hallucinated tool.
   const unlisted = calls.find((c) => c.status === 'unlisted');
   if (unlisted) add('hallucinated_tool', callEvidence(unlisted, `called ${unlisted.tool}, which the task does not list`));
-  // 4. Constraint violated.
+  // 4. Constraint violated: a `not` node, or a goal leaf, that held on the initial state and is false at the end
+  // (the agent broke what the task says must stay, or undid what was already right).
   if (task && registry && episode.verdict) {
     const initial = initialVerdicts(task, registry);
-    for (const { node } of all) {
-      if (node.kind !== 'not' || node.value !== false) continue;
-      if (initial?.get(pathKey(node.path))?.value !== true) continue;
-      const inner = node.children?.[0];
+    const held = (node: NodeVerdict) => initial?.get(pathKey(node.path))?.value === true;
+    const broken =
+      all.find(({ node }) => node.kind === 'not' && node.value === false && held(node)) ??
+      all.find(({ node, underNot }) => node.kind === 'leaf' && !underNot && node.value === false && !node.name?.startsWith('answer.') && held(node));
+    if (broken) {
+      const node = broken.node;
+      const inner = node.kind === 'not' ? node.children?.[0] : node;
       add('constraint_violated', {
-        detail: `not ${inner ? leafLabel(inner) : ''} held on the initial state and is false at the end`,
+        detail: node.kind === 'not' ? `not ${inner ? leafLabel(inner) : ''} held on the initial state and is false at the end` : `${leafLabel(node)} held on the initial state and is false at the end`,
         leaf_path: node.path,
         ...(inner?.name ? { leaf: inner.name } : {}),
       });
-      break;
     }
   }
   // 5. Malformed parameters: the last rejected call of a tool that never accepted one afterwards.
@@ -270,8 +273,13 @@ export function classifyFailure(episode: ClassifiableEpisode, task: Task | undef
     });
   }
   // 8. Wrong tool selection / 9. premature stop.
+  const offReference = task ? calls.find((c) => c.qualified !== undefined && !referenceTools.has(c.qualified) && c.status !== 'over-budget') : undefined;
+  if (task && missing.length === 0 && offReference && succeeded(offReference) && falseStateLeaf) {
+    // Every required tool was used, but also one no reference solution uses, and the end state is wrong.
+    add('wrong_tool_selection', { ...callEvidence(offReference, `called ${offReference.qualified}, which no reference solution uses, and ${leafLabel(falseStateLeaf.node)} is false`), leaf_path: falseStateLeaf.node.path });
+  }
   if (task && missing.length > 0) {
-    const other = calls.find((c) => c.qualified !== undefined && !referenceTools.has(c.qualified) && c.status !== 'over-budget');
+    const other = offReference;
     if (other) {
       add('wrong_tool_selection', callEvidence(other, `${missing.join(', ')} never succeeded (every reference solution calls ${missing.length > 1 ? 'them' : 'it'}); called ${other.qualified} instead`));
     }
