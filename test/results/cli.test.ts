@@ -6,7 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,7 +14,8 @@ import { chromiumMissing, openChromium } from '../chromium.ts';
 import { runCli } from '../../server/src/cli/main.ts';
 import { mulberry32 } from '../../server/src/seeded-random.ts';
 import type { EpisodeResult } from '../../server/src/runner/types.ts';
-import { moveEpisode, writeRunFolder } from './fixtures.ts';
+import { createSetManifest } from '../../server/src/generator/rotate.ts';
+import { MOVE_FILE, moveEpisode, writeRunFolder } from './fixtures.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpbench-results-cli-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -146,4 +147,21 @@ test('the comparison page and the leaderboard in headless Chromium', {
   } finally {
     await browser.close();
   }
+});
+
+test('a run of a set folder records the set and its month, and the import ranks it there', { timeout: 180_000 }, async () => {
+  const set = join(scratch, 'sets', 'private');
+  mkdirSync(join(set, 'tasks', 'filesystem'), { recursive: true });
+  cpSync(MOVE_FILE, join(set, 'tasks', 'filesystem', 'fs-move-report-001.json'));
+  writeFileSync(join(set, 'set.json'), JSON.stringify(createSetManifest(set, 'private', '2026-07'), null, 2));
+  const ran = await cli('run', set, '--agent', 'noop', '--reporter', 'none', '--out', 'set-runs', '--sandbox', 'process', '--no-report');
+  assert.equal(ran.code, 0, ran.stderr);
+  const imported = await cli('results', 'import', 'set-runs', '--db', 'set.pglite', '--format', 'json');
+  assert.equal(imported.code, 0, imported.stderr);
+  const list = JSON.parse((await cli('results', 'list', '--db', 'set.pglite', '--format', 'json')).stdout);
+  assert.deepEqual(list.map((r: { agent_label: string; set_name: string; month: string }) => [r.agent_label, r.set_name, r.month]), [['noop', 'private', '2026-07']]);
+  const flagged = await cli('run', set, '--agent', 'noop', '--set', 'other', '--month', '2026-08', '--reporter', 'none', '--out', 'set-runs-2', '--sandbox', 'process', '--no-report');
+  assert.equal(flagged.code, 0, flagged.stderr);
+  const bad = await cli('run', set, '--agent', 'noop', '--month', '2026-13', '--out', 'set-runs-3');
+  assert.equal(bad.code, 2);
 });

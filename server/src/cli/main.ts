@@ -18,7 +18,7 @@ import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
 import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
-import { registerGeneratorCommands } from './generator-commands.ts';
+import { monthOption, registerGeneratorCommands } from './generator-commands.ts';
 import { registerResultsCommands } from './results-commands.ts';
 import packageJson from '../../../package.json';
 
@@ -165,6 +165,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--out <folder>', 'where run folders go', 'runs')
     .option('--resume <run-folder>', 'finish an interrupted run')
     .option('--no-report', 'skip writing report.json, junit.xml and report.html')
+    .option('--set <name>', 'the task set this run measures, recorded in run.json for the results database (default: the set.json of a set folder)')
+    .option('--month <YYYY-MM>', "the set's month, recorded with --set (default: the set.json's month)", monthOption)
     .action(async (paths: string[], options: RunFlags) => {
       const registry = await loadRegistry();
       setExitCode(await runCommand(paths, options, registry, io2(), packageJson.version));

@@ -3,6 +3,8 @@
  * a line per episode otherwise); `--reporter jsonl` writes one RunEvent per line on stdout for the editor.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readSetManifest, RotationError, SET_MANIFEST_FILE } from '../generator/rotate.ts';
 import { join, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Registry } from '../mcp/registry.ts';
@@ -56,6 +58,25 @@ export interface RunFlags {
   paraphraseBaseUrl?: string;
   paraphraseModel?: string;
   report: boolean;
+  /** The set measured and its month, recorded in run.json (default: the set.json of a set folder given). */
+  set?: string;
+  month?: string;
+}
+
+/** The set a run measures: --set / --month, else the set.json of the one set folder it was given. */
+function runSet(paths: readonly string[], flags: Pick<RunFlags, 'set' | 'month'>, cwd: string): RunConfig['set'] {
+  if (flags.set) return { name: flags.set, ...(flags.month ? { month: flags.month } : {}) };
+  const folder = paths.length === 1 ? resolve(cwd, paths[0]!) : undefined;
+  if (!folder || !existsSync(join(folder, SET_MANIFEST_FILE))) return flags.month ? { name: 'unnamed', month: flags.month } : undefined;
+  let manifest: ReturnType<typeof readSetManifest>;
+  try {
+    manifest = readSetManifest(folder);
+  } catch (error) {
+    if (error instanceof RotationError) throw new UsageError(error.message);
+    throw error;
+  }
+  const month = flags.month ?? manifest.month;
+  return { name: manifest.name, ...(month ? { month } : {}) };
 }
 
 /** The paraphrase endpoint of a run as run.json records it (never the API key). */
@@ -319,12 +340,14 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     paraphrase = paraphraseConfig(flags, levels, process.env);
     tasks = loadSet(paths.length ? paths : ['tasks'], registry);
     const runId = newRunId();
+    const set = runSet(paths, flags, io.cwd);
     config = {
       run_id: runId,
       created_at: new Date().toISOString(),
       task_files: tasks.map((t) => t.file),
       tasks: tasks.map((t) => t.task.id),
       agent: flags.agent,
+      ...(set ? { set } : {}),
       agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
       fault_profile: flags.faults,
       perturbation: levels.join(','),

@@ -34,6 +34,8 @@ export interface RunConfig {
   /** The reference agent's sequences per task (`reference:0` ...), or the agent name. */
   variants?: Record<string, string[]>;
   retry?: boolean;
+  /** The task set measured and its month (a set folder's set.json, or --set / --month): what the results database ranks by. */
+  set?: { name: string; month?: string };
 }
 
 export function episodeId(key: EpisodeKey): string {
