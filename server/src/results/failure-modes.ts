@@ -30,6 +30,12 @@ import { canonicalJson } from '../tasks/hash.ts';
 import type { Task } from '../tasks/model.ts';
 import type { CallRecord, EpisodeResult } from '../runner/types.ts';
 
+/**
+ * The version of the classification rules: raised with every change to them, so the results database
+ * re-imports (re-classifies) runs imported under older rules.
+ */
+export const FAILURE_RULES_VERSION = 2;
+
 export const FAILURE_MODES = [
   'no_tool_use',
   'budget_exhausted',

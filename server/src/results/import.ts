@@ -3,8 +3,8 @@
  * where recorded, each failed episode's failure mode) and rotation manifests (Historical-YYYY-MM.json) into
  * the results database.
  *
- * Idempotent: a run is identified by its run id and the SHA-256 of its run.json and journal; importing an
- * unchanged folder again changes nothing, and a folder that changed (a resumed run) replaces its rows in one
+ * Idempotent: a run is identified by its run id and the SHA-256 of its run.json and journal (with its labels
+ * and the version of the failure-mode rules); importing an unchanged folder again changes nothing, and a folder that changed (a resumed run) replaces its rows in one
  * transaction. Within a run an episode is identified by its work-unit key. Rotations are keyed by set and
  * month and inserted once.
  */
@@ -18,7 +18,7 @@ import { isHistoricalFileName, readHistoricalManifest } from '../generator/rotat
 import { computeScores, type ScoreOptions } from '../scoring/metrics.ts';
 import type { RunConfig } from '../scoring/report.ts';
 import type { Task } from '../tasks/model.ts';
-import { callIsError, classifyFailure, invalidArguments, requiredTools } from './failure-modes.ts';
+import { callIsError, classifyFailure, FAILURE_RULES_VERSION, invalidArguments, requiredTools } from './failure-modes.ts';
 import type { ResultsDb } from './db.ts';
 import { isRunFolder, loadRunTasks, openSourceRun, scoredEpisodes, type SourceEpisode, type SourceRun } from './run-source.ts';
 import type { ResultsDatabase } from './schema.ts';
@@ -155,7 +155,8 @@ async function insertChunked<T extends keyof ResultsDatabase>(tx: Transaction<Re
 export async function importRun(db: ResultsDb, source: SourceRun, options: ImportOptions): Promise<ImportOutcome & { kind: 'run' }> {
   const config = source.config;
   const identity = runIdentity(config, options);
-  const fingerprint = createHash('sha256').update(source.sha256).update(JSON.stringify(identity)).digest('hex');
+  // What the rows are derived from: the folder's bytes, how it is labelled, and the rules that derive them.
+  const fingerprint = createHash('sha256').update(source.sha256).update(JSON.stringify(identity)).update(`failure-rules:${FAILURE_RULES_VERSION}`).digest('hex');
   const existing = await db.selectFrom('runs').select(['source_sha256']).where('run_id', '=', config.run_id).executeTakeFirst();
   const episodes = scoredEpisodes(source.records);
   const callCount = episodes.reduce((s, e) => s + (e.episode.calls?.length ?? 0), 0);

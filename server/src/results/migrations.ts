@@ -39,7 +39,7 @@ const DOCS_0001: Docs = {
       month_source: 'Where month came from: set (recorded with the run or given at import) or created_at.',
       created_at: 'When the run was created (run.json created_at).',
       imported_at: 'When this version of the run was imported.',
-      source_sha256: 'SHA-256 over run.json and episodes.jsonl as imported: an import of an unchanged folder changes nothing.',
+      source_sha256: 'SHA-256 over run.json and episodes.jsonl as imported, the set, month and agent label, and the failure-mode rules version: an import of an unchanged folder changes nothing.',
       config: 'run.json as it was imported.',
       episode_records: 'Journal records read (retried infrastructure failures included).',
       warnings: 'What the reader warned about (a torn last journal line, damaged lines), as a JSON array of strings.',
