@@ -64,6 +64,10 @@ test('results import, list, compare, anomalies and leaderboard from the command 
 
   const list = await cli('results', 'list', '--db', 'results.pglite');
   assert.match(list.stdout, /strong-2026-06 {2}strong {2}private 2026-06/);
+  const listed = JSON.parse((await cli('results', 'list', '--db', 'results.pglite', '--format', 'json')).stdout);
+  const weakRun = listed.find((r: { run_id: string }) => r.run_id === 'weak-2026-05');
+  const failedWeak = Object.values(weakRun.failure_modes as Record<string, number>).reduce((a, b) => a + b, 0);
+  assert.ok(failedWeak > 20, 'failure modes counted per run');
 
   const text = await cli('compare', 'weak', 'strong', '--month', '2026-05', '--db', 'results.pglite', '--resamples', '500', '--html', 'compare.html');
   assert.equal(text.code, 0, text.stderr);

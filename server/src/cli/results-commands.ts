@@ -97,7 +97,7 @@ export function registerResultsCommands(program: Command, io: ResultsCommandsIo,
 
   results
     .command('list')
-    .description('List the runs in the results database.')
+    .description('List the runs in the results database, with their success rate and failure modes.')
     .addOption(dbOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (options: { db?: string; format: 'text' | 'json' }) => {
@@ -109,8 +109,24 @@ export function registerResultsCommands(program: Command, io: ResultsCommandsIo,
           .orderBy('r.month')
           .orderBy('r.run_id')
           .execute();
-        if (options.format === 'json') io.stdout(JSON.stringify(runs, null, 2) + '\n');
-        else for (const r of runs) io.stdout(`${r.run_id}  ${r.agent_label}  ${r.set_name ?? '-'} ${r.month}  faults ${r.fault_profile}  trials ${r.trials}  ${r.episode_records} records  success ${r.success_rate === null ? 'n/a' : `${(100 * r.success_rate).toFixed(1)}%`}\n`);
+        // Failure modes counted per run.
+        const modes = await db
+          .selectFrom('episodes')
+          .select(['run_id', 'failure_mode', (eb) => eb.fn.countAll<number>().as('episodes')])
+          .where('failure_mode', 'is not', null)
+          .groupBy(['run_id', 'failure_mode'])
+          .orderBy('run_id')
+          .orderBy('failure_mode')
+          .execute();
+        const modesOf = (run: string) => Object.fromEntries(modes.filter((m) => m.run_id === run).sort((a, b) => Number(b.episodes) - Number(a.episodes)).map((m) => [m.failure_mode, Number(m.episodes)]));
+        const rows = runs.map((r) => ({ ...r, failure_modes: modesOf(r.run_id) }));
+        if (options.format === 'json') io.stdout(JSON.stringify(rows, null, 2) + '\n');
+        else {
+          for (const r of rows) {
+            const failures = Object.entries(r.failure_modes).map(([mode, n]) => `${mode} ${n}`).join(', ');
+            io.stdout(`${r.run_id}  ${r.agent_label}  ${r.set_name ?? '-'} ${r.month}  faults ${r.fault_profile}  trials ${r.trials}  ${r.episode_records} records  success ${r.success_rate === null ? 'n/a' : `${(100 * r.success_rate).toFixed(1)}%`}${failures ? `  failures: ${failures}` : ''}\n`);
+          }
+        }
       });
       setExitCode(EXIT_OK);
     });
