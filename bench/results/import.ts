@@ -59,10 +59,11 @@ async function main() {
   const baseline = (Date.now() - started) / 1000;
   console.log(`${source.records.length} journal records, ${failed} failed episodes classified; read + classify without a database: ${baseline.toFixed(1)} s`);
 
-  const folder = join(mkdtempSync(join(tmpdir(), 'mcpbench-import-bench-')), 'results.pglite');
+  const scratch = mkdtempSync(join(tmpdir(), 'mcpbench-import-bench-'));
+  const folder = join(scratch, 'results.pglite');
   const embedded = await timeImport(folder, run, registry);
   console.log(`PGlite:     ${embedded.episodes} episodes imported in ${embedded.first.toFixed(1)} s (${(embedded.first / baseline).toFixed(1)}x the baseline), again (${embedded.status[1]}) in ${embedded.second.toFixed(2)} s; database ${mib(embedded.size)} (pg_database_size), data folder ${mib(folderSize(folder))}`);
-  rmSync(folder, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 
   const cluster = await startCluster();
   try {
