@@ -9,14 +9,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
+import { freePort, startCluster, type Cluster } from '../postgres-cluster.ts';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { DATABASE_FILE, DATABASE_URL_ENV, readRecord } from '../../server/src/mcp/postgres/external.ts';
 import { dispose, network, seed, snapshot } from '../../server/src/mcp/postgres/runtime.ts';
@@ -29,75 +28,6 @@ import type { SolutionStep, Task } from '../../server/src/tasks/model.ts';
 const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
 const tasks = collectTaskFiles([join(__dirname, '..', '..', 'test', 'fixtures', 'tasks', 'postgres')]).map((f) => JSON.parse(readFileSync(f, 'utf8')) as Task);
 const SHIP_ORDER = () => tasks.find((t) => t.id === 'postgres-ship-order-001')!.initial_state.postgres;
-
-// ------------------------------------------------------------------------------------ throw-away cluster
-
-interface Cluster {
-  url: string;
-  stop(): void;
-}
-
-/** initdb and pg_ctl: Debian's versioned folders (newest first), then whatever pg_config names. */
-function postgresBinDir(): string | undefined {
-  const dirs: string[] = [];
-  if (existsSync('/usr/lib/postgresql')) {
-    const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    dirs.push(...versions.map((v) => join('/usr/lib/postgresql', v, 'bin')));
-  }
-  const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
-  if (pgConfig.status === 0) dirs.push(pgConfig.stdout.trim());
-  return dirs.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/**
- * A cluster in a temporary folder, trust authentication, on a free local port. initdb refuses to run as
- * root, so as root the cluster belongs to the `postgres` user the Debian package creates.
- */
-async function startCluster(): Promise<Cluster> {
-  const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found: install the Debian package `postgresql` (apt-get install postgresql)');
-  const root = mkdtempSync(join(tmpdir(), 'mcpbench-pgcluster-'));
-  const data = join(root, 'data');
-  let asUser: string[] = [];
-  if (process.getuid?.() === 0) {
-    const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-    const uid = id('-u');
-    const gid = id('-g');
-    if (uid.status !== 0 || gid.status !== 0) throw new Error('running as root, and there is no `postgres` user to run the cluster as (the Debian package `postgresql` creates it)');
-    chownSync(root, Number(uid.stdout.trim()), Number(gid.stdout.trim()));
-    asUser = ['runuser', '-u', 'postgres', '--'];
-  }
-  const run = (command: string, args: string[]) => {
-    const [program, ...rest] = [...asUser, join(bin, command), ...args];
-    const result = spawnSync(program!, rest, { encoding: 'utf8', timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`${command} failed: ${result.error?.message ?? ''}${result.stdout}${result.stderr}`);
-  };
-  const port = await freePort();
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale']);
-  // No durability needed: the cluster lives as long as the test.
-  run('pg_ctl', ['-D', data, '-l', join(root, 'log'), '-w', '-t', '60', '-o', `-k ${root} -p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`, 'start']);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(root, { recursive: true, force: true });
-      }
-    },
-  };
-}
 
 let cluster: Cluster;
 

@@ -134,6 +134,22 @@ test('the same seed gives the same trace; jsonl events tell the whole run', { ti
   assert.match(traces[0]!, /"SchemaDrift"/, 'faults were injected');
 });
 
+test('failed episodes carry their failure mode in the jsonl events: noop and counterexamples of a check', { timeout: 180_000 }, () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-modes-'));
+  const dir = join(work, 'tasks');
+  mkdirSync(dir);
+  cpSync(join(tasks, 'travel', 'travel-confirm-held-001.json'), join(dir, 'held.json'));
+  const result = run(['check', dir, '--out', join(work, 'runs'), '--reporter', 'jsonl', '--sandbox', 'process'], work);
+  assert.equal(result.status, 0, result.stderr);
+  const finished = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent).filter((e): e is Extract<RunEvent, { type: 'episode-finished' }> => e.type === 'episode-finished');
+  const failed = finished.filter((e) => e.result.status === 'failed');
+  assert.ok(failed.length >= 2, 'noop and the counterexample fail');
+  for (const e of failed) assert.ok(e.failure && e.failure.evidence.detail, `${e.result.variant} is diagnosed`);
+  assert.equal(failed.find((e) => e.result.variant === 'noop')!.failure!.mode, 'no_tool_use');
+  assert.ok(failed.filter((e) => e.result.variant.startsWith('counterexample')).every((e) => e.failure!.mode !== 'unknown'), 'counterexamples get a specific mode');
+  for (const e of finished.filter((e) => e.result.status === 'passed')) assert.equal(e.failure, null);
+});
+
 test('check fails a task whose predicate holds without any action, and a counterexample that passes', { timeout: 120_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-check-'));
   const dir = join(work, 'tasks');

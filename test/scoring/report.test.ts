@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,9 +14,12 @@ import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
 import { openRun, RUN_RECORD_VERSION, workUnitKey, type ModelRecord, type RunRecord } from '../../server/src/runner/store.ts';
 import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
+import { chromiumMissing, openChromium } from '../chromium.ts';
+import { classifyFailure } from '../../server/src/results/failure-modes.ts';
 import { renderJunit, verdictText, writeReport, xmlEscape, type ReportJson } from '../../server/src/scoring/report.ts';
 
-const CHROMIUM = process.env.MCPBENCH_CHROMIUM ?? '/usr/bin/chromium';
+/** Failure modes from the trace alone (these episodes' tasks are not files). */
+const diagnose = (r: EpisodeResult) => classifyFailure(r, undefined, undefined);
 
 const config: RunRecord = {
   version: RUN_RECORD_VERSION,
@@ -286,7 +289,7 @@ test('junit.xml: one suite per namespace, one case per work unit, verdict trees 
 
 test('report.json: scores, config, and the outcome and reason of each episode; the bootstrap follows the run seed', () => {
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 } });
+  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
   const report = JSON.parse(readFileSync(output.files.json, 'utf8')) as ReportJson;
   assert.deepEqual(report.run, config);
   assert.deepEqual(report.scores, computeScores(results, { seed: 7, resamples: 200 }));
@@ -294,6 +297,12 @@ test('report.json: scores, config, and the outcome and reason of each episode; t
   // 6 scored episodes (the infra error is left out), 3 passed, 2 failed, 1 agent error.
   assert.deepEqual(report.scores.episodes, { records: 7, scored: 6, passed: 3, failed: 2, agent_errors: 1, infra_errors: 1, infra_unresolved: 1 });
   assert.equal(report.scores.success_rate.value, 0.5);
+  // The two failed episodes, each with its failure mode: the budget overrun, and an answer its leaf does not
+  // accept after a successful read (the fault before it was recovered from).
+  assert.equal(report.failures?.failed, 2);
+  assert.equal(report.failures?.counts.budget_exhausted, 1);
+  assert.equal(report.failures?.counts.wrong_final_answer, 1);
+  assert.equal(report.failures?.specific_share, 1);
   assert.deepEqual(report.scores.recovery_rate, { value: 1, numerator: 1, denominator: 1 });
   assert.deepEqual(
     report.episodes.map((e) => [e.task_id, e.trial, e.status, e.reason]),
@@ -310,7 +319,7 @@ test('report.json: scores, config, and the outcome and reason of each episode; t
   assert.equal(report.episodes[6]!.error?.exit_code, 3);
   assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, [...openRun(dir).episodes]));
   // A second report of the same run is byte for byte the same.
-  const again = writeReport(dir, { scoring: { resamples: 200 } });
+  const again = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
   assert.equal(readFileSync(again.files.json, 'utf8'), readFileSync(output.files.json, 'utf8'));
   const page = readFileSync(output.files.html, 'utf8');
   assert.ok(!/<script[^>]*\ssrc=|<link[^>]*\shref=/i.test(page), 'no external script or stylesheet');
@@ -318,36 +327,13 @@ test('report.json: scores, config, and the outcome and reason of each episode; t
 });
 
 test('report.html in headless Chromium: plots drawn, trace viewer expands, nothing leaves the page', {
-  skip: existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}: install Debian's chromium (CI does) or set MCPBENCH_CHROMIUM`,
+  skip: chromiumMissing(),
 }, async () => {
-  const { chromium } = await import('playwright-core');
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 } });
-  const userDataDir = mkdtempSync(join(tmpdir(), 'mcpbench-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    viewport: { width: 1280, height: 900 },
-  });
+  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
+  const browser = await openChromium();
   try {
-    const outside: string[] = [];
-    const local = (url: string) => url.startsWith('file:') || url.startsWith('data:') || url.startsWith('about:');
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (local(url)) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    context.on('request', (request) => {
-      if (!local(request.url())) outside.push(request.url());
-    });
-    const page = context.pages()[0] ?? (await context.newPage());
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
+    const { page, outside, errors } = browser;
     await page.goto(pathToFileURL(output.files.html).href);
     await page.waitForSelector('body[data-rendered="true"]');
 
@@ -355,7 +341,7 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     const plots = await page.$$eval('.plot[data-mark]', (nodes) =>
       nodes.map((n) => ({ id: n.id, marks: n.querySelectorAll(`svg g[aria-label="${n.getAttribute('data-mark')}"] > *`).length })),
     );
-    assert.deepEqual(plots.map((p) => p.id), ['plot-namespace', 'plot-category', 'plot-surface', 'plot-passk', 'plot-faults']);
+    assert.deepEqual(plots.map((p) => p.id), ['plot-namespace', 'plot-category', 'plot-surface', 'plot-passk', 'plot-faults', 'plot-failures']);
     for (const plot of plots) assert.ok(plot.marks > 0, `${plot.id} drew its marks`);
     const counts = Object.fromEntries(plots.map((p) => [p.id, p.marks]));
     // Namespaces chat, filesystem, github, support (the infra error's namespace has a scored episode too).
@@ -364,6 +350,8 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     // k = 1 cells: (none,0) (light,0) (medium,1).
     assert.equal(counts['plot-surface'], 3);
     assert.equal(counts['plot-faults'], 3);
+    assert.equal(counts['plot-failures'], 2);
+    assert.equal(await page.locator('details.episode .badge.mode', { hasText: 'Budget exhausted' }).count(), 1);
     // k = 2: only the two profiles whose tasks had two trials.
     await page.selectOption('#surface-k', '2');
     assert.equal(await page.locator('#plot-surface svg g[aria-label="cell"] > *').count(), 2);
@@ -440,6 +428,6 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
     assert.deepEqual(outside, [], 'no request left the page');
     assert.deepEqual(errors, [], 'no script error');
   } finally {
-    await context.close();
+    await browser.close();
   }
 });

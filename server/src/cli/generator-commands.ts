@@ -27,13 +27,13 @@ function shareOption(value: string): number {
   return n;
 }
 
-function seedOption(value: string): number {
+export function seedOption(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new InvalidArgumentError('expected a whole number');
   return n;
 }
 
-function monthOption(value: string): string {
+export function monthOption(value: string): string {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw new InvalidArgumentError('expected YYYY-MM, e.g. 2026-12');
   return value;
 }

@@ -23,7 +23,8 @@ import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
 import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
-import { registerGeneratorCommands } from './generator-commands.ts';
+import { monthOption, registerGeneratorCommands } from './generator-commands.ts';
+import { registerResultsCommands } from './results-commands.ts';
 import packageJson from '../../../package.json';
 
 export const EXIT_OK = 0;
@@ -210,6 +211,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--out <folder>', 'where run folders go', 'runs')
     .option('--resume <run-folder>', 'finish an interrupted run')
     .option('--no-report', 'skip writing report.json, junit.xml and report.html')
+    .option('--set <name>', 'the task set this run measures, recorded in run.json for the results database (default: the set.json of a set folder)')
+    .option('--month <YYYY-MM>', "the set's month, recorded with --set (default: the set.json's month)", monthOption)
     .action(async (paths: string[], options: RunFlags) => {
       const registry = await loadRegistry();
       setExitCode(await runCommand(paths, options, registry, io2(), packageJson.version));
@@ -234,7 +237,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .command('report')
     .description('Write report.json, junit.xml and a self-contained report.html for a run folder.')
     .argument('<run-folder>', 'runs/<run-id>')
-    .action((directory: string) => setExitCode(reportCommand(directory, io2())));
+    .action(async (directory: string) => setExitCode(reportCommand(directory, await loadRegistry(), io2())));
 
   program
     .command('doctor')
@@ -248,6 +251,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
 
   registerGenerateCommand(program, io, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
+  registerResultsCommands(program, io, setExitCode);
 
   return program;
 }

@@ -3,7 +3,10 @@
  * reporter. Progress goes to stderr (a bar on a terminal, a line per episode otherwise); `--reporter jsonl`
  * writes one RunEvent per line on stdout for the editor.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readSetManifest, RotationError, SET_MANIFEST_FILE } from '../generator/rotate.ts';
+import { failureDiagnoser } from '../results/run-source.ts';
 import { SingleBar } from 'cli-progress';
 import type { Registry } from '../mcp/registry.ts';
 import type { Scores } from '../scoring/metrics.ts';
@@ -15,7 +18,7 @@ import { isModelAgent } from '../runner/agents/registry.ts';
 import { MODEL_AGENTS, profileAgent, SettingsError, type AgentConfig } from '../runner/agents/settings.ts';
 import type { ToolCallFormatOption } from '../runner/agents/tool-call-formats.ts';
 import { startRun, type SessionOptions } from '../runner/session.ts';
-import { outcomeReason } from '../runner/store.ts';
+import { openRun, outcomeReason, type RunRecord } from '../runner/store.ts';
 import type { RunEvent, RunFinished } from '../runner/types.ts';
 
 export interface CliIo {
@@ -75,6 +78,25 @@ export interface RunFlags {
   paraphraseBaseUrl?: string;
   paraphraseModel?: string;
   report: boolean;
+  /** The set measured and its month, recorded in run.json (default: the set.json of a set folder given). */
+  set?: string;
+  month?: string;
+}
+
+/** The set a run measures: --set / --month, else the set.json of the one set folder it was given. */
+function runSet(paths: readonly string[], flags: Pick<RunFlags, 'set' | 'month'>, cwd: string): RunRecord['set'] {
+  if (flags.set) return { name: flags.set, ...(flags.month ? { month: flags.month } : {}) };
+  const folder = paths.length === 1 ? resolve(cwd, paths[0]!) : undefined;
+  if (!folder || !existsSync(join(folder, SET_MANIFEST_FILE))) return flags.month ? { name: 'unnamed', month: flags.month } : undefined;
+  let manifest: ReturnType<typeof readSetManifest>;
+  try {
+    manifest = readSetManifest(folder);
+  } catch (error) {
+    if (error instanceof RotationError) throw new UsageError(error.message);
+    throw error;
+  }
+  const month = flags.month ?? manifest.month;
+  return { name: manifest.name, ...(month ? { month } : {}) };
 }
 
 export class UsageError extends Error {}
@@ -285,6 +307,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
     const levels = parsePerturbation(flags.perturb);
     const paraphrase = paraphraseConfig(flags, levels, process.env);
     const agent = agentOf(flags, io.cwd);
+    const set = runSet(paths, flags, io.cwd);
     options = {
       ...common,
       mode: 'run',
@@ -300,6 +323,7 @@ export async function runCommand(paths: string[], flags: RunFlags, registry: Reg
       trials: flags.trials,
       seed: flags.seed,
       report: flags.report,
+      ...(set ? { set } : {}),
     };
   }
   const finished = await runWithReporter(options, io, flags.reporter);
@@ -455,8 +479,9 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   return checks.every((c) => c.ok) ? 0 : 1;
 }
 
-export function reportCommand(directory: string, io: CliIo): number {
-  const { files, warnings, report } = writeReport(resolve(io.cwd, directory));
+export function reportCommand(directory: string, registry: Registry, io: CliIo): number {
+  const folder = resolve(io.cwd, directory);
+  const { files, warnings, report } = writeReport(folder, { diagnose: failureDiagnoser(openRun(folder).config, registry) });
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   io.stdout(formatScores(report.scores));
   io.stdout(`report.json: ${files.json}\njunit.xml:   ${files.junit}\nreport.html: ${files.html}\n`);

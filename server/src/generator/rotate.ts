@@ -278,6 +278,13 @@ function finishRotation(options: RotateOptions, manifest: SetManifest, historica
   return { manifest: next, historical, historicalFile, retiredDir };
 }
 
+export const isHistoricalFileName = (name: string) => /^Historical-\d{4}-\d{2}\.json$/.test(name);
+
+/** Reads a Historical-YYYY-MM.json manifest, with the file and the first problem in the error. */
+export function readHistoricalManifest(file: string): HistoricalManifest {
+  return readHistorical(file);
+}
+
 export interface RotationResult {
   manifest: SetManifest;
   historical: HistoricalManifest;
@@ -317,7 +324,7 @@ function previousAttestations(historyDir: string): Set<string> {
   const ids = new Set<string>();
   if (!existsSync(historyDir)) return ids;
   for (const name of readdirSync(historyDir)) {
-    if (/^Historical-\d{4}-\d{2}\.json$/.test(name)) for (const a of readAttestations(join(historyDir, name))) ids.add(a.task_id);
+    if (isHistoricalFileName(name)) for (const a of readAttestations(join(historyDir, name))) ids.add(a.task_id);
   }
   return ids;
 }

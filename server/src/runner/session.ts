@@ -14,6 +14,7 @@ import { isPerturbationLevel, paraphrasedGoal, shownGoal, type ParaphraseEndpoin
 import { readTaskSources, type SealKey } from '../generator/seal.ts';
 import { computeScores } from '../scoring/metrics.ts';
 import { writeReport } from '../scoring/report.ts';
+import { classifyFailure, type FailureDiagnosis } from '../results/failure-modes.ts';
 import { agentVariants, createAgent, prepareAgent, type AgentSetting } from './agents/registry.ts';
 import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck } from './check.ts';
 import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
@@ -21,7 +22,7 @@ import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
 import type { Agent } from './agents/agent.ts';
 import type { SandboxBackend } from './sandbox.ts';
-import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
+import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type EpisodeRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
 import type { RunEvent, RunFinished } from './types.ts';
 
 /** Task files, folders and sealed sets (`*.sealed.json`, `x.sealed.json#tasks/a.json`), or tasks already loaded. */
@@ -77,6 +78,8 @@ export interface RunOptions extends SessionCommon {
   seed?: number;
   /** Write report.json, junit.xml and report.html when the run finishes uninterrupted (default true). */
   report?: boolean;
+  /** The task set measured and its month, recorded in run.json for the results database. */
+  set?: { name: string; month?: string };
 }
 
 export interface ResumeOptions extends SessionCommon {
@@ -186,6 +189,17 @@ export async function runCheck(
 
 type Emit = (event: RunEvent) => void;
 
+/** Classifies a failed episode against the task version it ran (by canonical hash) and the namespace schemas. */
+function failureDiagnoser(tasks: readonly LoadedTask[], registry: Registry): (result: EpisodeRecord) => FailureDiagnosis | null {
+  const byHash = new Map(tasks.map((t) => [t.hash, t.task]));
+  return (result) => classifyFailure(result, byHash.get(result.task_hash), registry);
+}
+
+/** A finished episode's event carries its failure mode (`failure`) when it failed. */
+function withFailureModes(emit: Emit, diagnose: (result: EpisodeRecord) => FailureDiagnosis | null): Emit {
+  return (event) => emit(event.type === 'episode-finished' && event.result.status === 'failed' ? { ...event, failure: diagnose(event.result) } : event);
+}
+
 function loadInput(input: TaskInput, options: SessionCommon): LoadedTask[] {
   if (input.length === 0) return [];
   if (typeof input[0] !== 'string') return [...(input as readonly LoadedTask[])];
@@ -246,6 +260,7 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
       trials: options.trials ?? 1,
       seed,
       ...(warnings.length ? { warnings } : {}),
+      ...(options.set ? { set: options.set } : {}),
     });
   }
   await executeAgentRun(store, tasks, options, emit);
@@ -279,14 +294,15 @@ async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options:
     await paraphraseGoals(pending, { ...config.paraphrase, ...(apiKey ? { apiKey } : {}) }, config, emit);
   }
   emit(runStarted(store, specs, pending, agent.name, profile.name));
+  const diagnose = failureDiagnoser(tasks, options.registry);
   const { interrupted, costBudget } = await executeRun(pending, {
     ...environment(options, config),
     store,
-    onEvent: emit,
+    onEvent: withFailureModes(emit, diagnose),
     ...(config.max_cost !== undefined ? { maxCost: config.max_cost } : {}),
   });
   const scores = computeScores(store.episodes, { seed: config.seed });
-  const report = (options.report ?? true) && !interrupted ? writeReport(store.directory).files : undefined;
+  const report = (options.report ?? true) && !interrupted ? writeReport(store.directory, { diagnose }).files : undefined;
   const stopped = costBudget ? { reason: 'cost-budget' as const, ...costBudget, ...(agent.costCurrency ? { currency: agent.costCurrency } : {}) } : undefined;
   emit({ type: 'run-finished', kind: 'run', run_id: config.run_id, directory: store.directory, interrupted, scores, ...(report ? { report } : {}), ...(stopped ? { stopped } : {}) });
 }
@@ -406,7 +422,7 @@ async function executeCheck(store: WritableRun, tasks: LoadedTask[], options: Se
   const specs = planCheck(tasks, config.seed);
   const pending = pendingSpecs(specs, store.episodes, config.seed);
   emit(runStarted(store, specs, pending, 'check', 'check'));
-  const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
+  const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: withFailureModes(emit, failureDiagnoser(tasks, options.registry)) });
   const checks = judgeCheck(tasks, store.episodes);
   if (!interrupted) store.writeChecks(checks);
   emit({ type: 'run-finished', kind: 'check', run_id: config.run_id, directory: store.directory, interrupted, checks });

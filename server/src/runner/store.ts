@@ -332,6 +332,8 @@ const LegacyEpisodeSchema = z.object({
 
 const ParaphraseSchema = z.object({ baseUrl: z.string(), model: z.string() });
 
+const RunSetSchema = z.object({ name: z.string().min(1), month: z.string().optional() });
+
 export const RunRecordSchema = z.object({
   version: z.literal(RUN_RECORD_VERSION),
   /** `run` (an agent over tasks) or `check` (the self-test of tasks). */
@@ -374,6 +376,8 @@ export const RunRecordSchema = z.object({
    * creation (a command agent that is not confined), when it started and, added, when it was resumed.
    */
   warnings: z.array(z.string()).optional(),
+  /** The task set measured and its month (a set folder's set.json, or `--set` / `--month`): what the results database ranks by. */
+  set: RunSetSchema.optional(),
 });
 
 /** run.json as versions before the typed record wrote it (`version` was the package version, if present). */
@@ -397,6 +401,7 @@ const LegacyRunSchema = z.object({
   concurrency: z.number().int().nonnegative().default(1),
   sandbox: z.string().default('process'),
   retry: z.boolean().optional(),
+  set: RunSetSchema.optional(),
 });
 
 const CoverageSchema = z.object({
@@ -649,6 +654,7 @@ function upgradeRun(legacy: z.infer<typeof LegacyRunSchema>): RunRecord {
     seed: legacy.seed,
     concurrency: legacy.concurrency,
     sandbox: legacy.sandbox,
+    ...(legacy.set ? { set: legacy.set } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * `--reporter jsonl` prints for the editor, so they change only with care (a field added is fine).
  */
 import type { Scores } from '../scoring/metrics.ts';
+import type { FailureDiagnosis } from '../results/failure-modes.ts';
 import type { CallRecord, CheckRecord, EpisodeRecord, InjectedFault } from './store.ts';
 
 /** The ReliabilityBench fault taxonomy (section 3.5 and Appendix B), made concrete for MCP calls. */
@@ -86,7 +87,8 @@ export type RunEvent =
   | { type: 'episode-started'; run_id: string; work_unit: string; key: EpisodeKey; goal?: string }
   | { type: 'call'; run_id: string; work_unit: string; key: EpisodeKey; call: CallRecord }
   | { type: 'fault'; run_id: string; work_unit: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
-  | { type: 'episode-finished'; run_id: string; result: EpisodeRecord }
+  /** `failure`: the failed episode's failure mode and evidence (results/failure-modes.ts), when the CLI could classify it. */
+  | { type: 'episode-finished'; run_id: string; result: EpisodeRecord; failure?: FailureDiagnosis | null }
   /** Something the user should know that is not an episode: damaged journal lines moved, paraphrases refused. */
   | { type: 'notice'; run_id: string; level: 'info' | 'warning'; message: string }
   | RunFinished;

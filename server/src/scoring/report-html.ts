@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 import { packageRoot } from '../paths.ts';
 import { outcomeReason, type EpisodeRecord, type RunRecord } from '../runner/store.ts';
 import type { Scores } from './metrics.ts';
+import type { FailureSummary } from './report.ts';
+import { FAILURE_MODE_INFO, FAILURE_MODES } from '../results/failure-modes.ts';
 
 type EpisodeResult = EpisodeRecord;
 
@@ -53,6 +55,7 @@ export interface HtmlInput {
   /** One record per work unit (see latestByWorkUnit). */
   results: EpisodeResult[];
   warnings: string[];
+  failures?: FailureSummary;
 }
 
 export interface HtmlOptions {
@@ -148,16 +151,25 @@ function compareTuples(a: string[], b: string[]): number {
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 /** A library inside a <script> element; `<\/` means the same as `</` in JS strings, regexes and comments. */
 const scriptSource = (source: string) => source.replace(/<\/(script)/gi, '<\\/$1');
-const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOptions = {}): string {
-  const max = options.maxValueChars ?? 2000;
-  const order = (r: EpisodeResult) => [r.task_id, r.variant, r.fault_profile, r.perturbation];
-  const episodes = [...input.results]
-    .sort((a, b) => compareTuples(order(a), order(b)) || a.trial - b.trial)
-    .map((r) => episodeView(r, max));
-  const data = { config: input.config, scores: input.scores, warnings: input.warnings, episodes };
-  const title = `MCPBench report: ${input.config.run_id}`;
+export interface PageParts {
+  title: string;
+  /** Markup of the page between <body> and the footer (static, no agent text). */
+  body: string;
+  /** Embedded as JSON in <script id="report-data">; agent text reaches the page only through it. */
+  data: unknown;
+  /** The page's script (plain ES2020 over the globals d3 and Plot). */
+  client: string;
+  style: string;
+  assets: PlotAssets;
+}
+
+/**
+ * One self-contained page: inlined d3 and Observable Plot, the data as JSON, and a Content-Security-Policy
+ * that forbids every fetch. The run report, the comparison and the leaderboard are all made by it.
+ */
+export function renderPage(parts: PageParts): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -165,10 +177,36 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <meta name="color-scheme" content="light dark">
-<title>${html(title)}</title>
-<style>${STYLE}</style>
+<title>${html(parts.title)}</title>
+<style>${parts.style}</style>
 </head>
-<body>
+<body>${parts.body}
+<footer>Plots drawn with Observable Plot ${html(parts.assets.versions.plot)} and d3 ${html(parts.assets.versions.d3)} (ISC licence), inlined.</footer>
+<script type="application/json" id="report-data">${scriptJson(parts.data)}</script>
+<script>${scriptSource(parts.assets.d3)}</script>
+<script>${scriptSource(parts.assets.plot)}</script>
+<script>${parts.client}</script>
+</body>
+</html>
+`;
+}
+
+export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOptions = {}): string {
+  const max = options.maxValueChars ?? 2000;
+  const order = (r: EpisodeResult) => [r.task_id, r.variant, r.fault_profile, r.perturbation];
+  const episodes = [...input.results]
+    .sort((a, b) => compareTuples(order(a), order(b)) || a.trial - b.trial)
+    .map((r) => episodeView(r, max));
+  // Each failed episode's failure mode, attached to its view by key.
+  const modeKey = (r: { task_id: string; trial: number; variant: string; fault_profile: string; perturbation: string }) => JSON.stringify([r.task_id, r.trial, r.variant, r.fault_profile, r.perturbation]);
+  const modes = new Map((input.failures?.episodes ?? []).map((f) => [modeKey(f), { mode: f.mode, label: FAILURE_MODE_INFO[f.mode].label, ...f.evidence, also: f.also }]));
+  for (const episode of episodes) Object.assign(episode, { mode: modes.get(modeKey(episode)) ?? null });
+  const failures = input.failures
+    ? { failed: input.failures.failed, specific_share: input.failures.specific_share, modes: FAILURE_MODES.map((mode) => ({ mode, label: FAILURE_MODE_INFO[mode].label, family: FAILURE_MODE_INFO[mode].family, description: FAILURE_MODE_INFO[mode].description, count: input.failures!.counts[mode] })) }
+    : null;
+  const data = { config: input.config, scores: input.scores, warnings: input.warnings, failures, episodes };
+  const title = `MCPBench report: ${input.config.run_id}`;
+  return renderPage({ title, assets, data, style: STYLE, client: CLIENT, body: `
 <header>
   <h1>${html(title)}</h1>
   <p id="meta"></p>
@@ -189,8 +227,9 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
     </figure>
     <figure><figcaption><span>pass<sup>k</sup> by k (95% bootstrap interval)</span></figcaption><div class="plot" id="plot-passk" data-mark="line"></div></figure>
   </section>
-  <section>
+  <section class="grid">
     <figure><figcaption>Fault outcomes: share of episodes that still passed, per injected fault type</figcaption><div class="plot" id="plot-faults" data-mark="bar"></div></figure>
+    <figure><figcaption>Failure modes of the failed episodes</figcaption><div class="plot" id="plot-failures" data-mark="bar"></div></figure>
   </section>
   <section id="faults" hidden>
     <h2>Faults decided and delivered</h2>
@@ -211,17 +250,10 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
     <div id="episode-list"></div>
   </section>
 </main>
-<footer>Plots drawn with Observable Plot ${html(assets.versions.plot)} and d3 ${html(assets.versions.d3)} (ISC licence), inlined.</footer>
-<script type="application/json" id="report-data">${scriptJson(data)}</script>
-<script>${scriptSource(assets.d3)}</script>
-<script>${scriptSource(assets.plot)}</script>
-<script>${CLIENT}</script>
-</body>
-</html>
-`;
+` });
 }
 
-const STYLE = `
+export const STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --card: #f6f8fa; --border: #d1d9e0;
   --pass: #1a7f37; --fail: #cf222e; --agent: #8250df; --infra: #9a6700; --fault: #fff8c5; --accent: #0969da; }
 @media (prefers-color-scheme: dark) {
@@ -259,6 +291,8 @@ details.episode[open] > summary { border-bottom: 1px solid var(--border); }
 .s-passed { color: var(--pass); } .s-failed { color: var(--fail); } .s-agent_error { color: var(--agent); } .s-infra_error { color: var(--infra); }
 .reason { color: var(--muted); font-size: 12px; }
 .tag { color: var(--muted); font-size: 12px; }
+.badge.mode { color: var(--muted); font-weight: 500; }
+p.failure { border-left: 3px solid var(--fail); padding-left: 8px; }
 table.calls { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 12px; }
 table.calls th, table.calls td { border: 1px solid var(--border); padding: 4px 6px; text-align: left; vertical-align: top; }
 table.calls tr.fault td { background: var(--fault); }
@@ -272,11 +306,11 @@ ul.verdict { padding-left: 0; }
 pre.answer, pre.infra { white-space: pre-wrap; background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: 6px; }
 `;
 
-/** The page's script: plain ES2020 over the globals `d3` and `Plot`, no framework. */
-const CLIENT = String.raw`
-(() => {
-  const data = JSON.parse(document.getElementById('report-data').textContent);
-  const { config, scores } = data;
+/**
+ * Helpers every page's script starts with: `el` builds elements (text only through textContent), `pct` and
+ * `ci` format rates and intervals, `mount` draws a plot into its container (or says there is no data).
+ */
+export const CLIENT_HELPERS = String.raw`
   const el = (tag, props, ...children) => {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(props || {})) {
@@ -287,6 +321,26 @@ const CLIENT = String.raw`
   };
   const pct = (v) => (v == null ? 'n/a' : (100 * v).toFixed(1) + '%');
   const ci = (c) => (c ? '95% CI ' + pct(c.low) + ' to ' + pct(c.high) : '');
+  const mount = (id, build) => {
+    const container = document.getElementById(id);
+    container.replaceChildren();
+    try {
+      const chart = build(container.clientWidth || 560);
+      container.append(chart || el('p', { class: 'empty', text: 'No data for this plot.' }));
+    } catch (error) {
+      container.append(el('p', { class: 'empty', text: 'Plot failed: ' + error.message }));
+      throw error;
+    }
+  };
+
+`;
+
+/** The page's script: plain ES2020 over the globals `d3` and `Plot`, no framework. */
+const CLIENT = String.raw`
+(() => {
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const { config, scores } = data;
+${CLIENT_HELPERS}
   const PROFILE_ORDER = ['none', 'light', 'medium', 'heavy'];
   const orderBy = (values, known) => [...new Set(values)].sort((a, b) => {
     const ia = known.indexOf(a), ib = known.indexOf(b);
@@ -364,18 +418,6 @@ const CLIENT = String.raw`
   }
 
   // ---- Plots
-  const mount = (id, build) => {
-    const container = document.getElementById(id);
-    container.replaceChildren();
-    try {
-      const chart = build(container.clientWidth || 560);
-      container.append(chart || el('p', { class: 'empty', text: 'No data for this plot.' }));
-    } catch (error) {
-      container.append(el('p', { class: 'empty', text: 'Plot failed: ' + error.message }));
-      throw error;
-    }
-  };
-
   const successBars = (rows) => (width) => {
     rows = rows.filter((r) => r.success_rate != null);
     if (!rows.length) return null;
@@ -451,6 +493,22 @@ const CLIENT = String.raw`
     });
   });
 
+  mount('plot-failures', (width) => {
+    const rows = data.failures ? data.failures.modes.filter((m) => m.count > 0) : [];
+    if (!rows.length) return null;
+    return Plot.plot({
+      className: 'chart', width, marginLeft: 160, marginRight: 60, height: 50 + 28 * rows.length,
+      x: { label: 'failed episodes', grid: true },
+      y: { label: null, domain: rows.map((m) => m.label) },
+      color: { domain: ['tool-call', 'cognitive', 'unknown'], range: ['#e15759', '#4e79a7', '#bab0ac'], legend: true },
+      marks: [
+        Plot.barX(rows, { x: 'count', y: 'label', fill: 'family', title: (m) => m.label + ': ' + m.description }),
+        Plot.text(rows, { x: 'count', y: 'label', text: (m) => String(m.count), dx: 6, textAnchor: 'start', fill: 'currentColor' }),
+        Plot.ruleX([0]),
+      ],
+    });
+  });
+
   // ---- Trace viewer: summaries up front, a trace built the first time it is opened.
   const list = document.getElementById('episode-list');
   const verdictTree = (node) => {
@@ -472,6 +530,11 @@ const CLIENT = String.raw`
       const applied = ep.perturbed ? ep.perturbed.applied.map((a) => a.kind + ': ' + a.detail) : [];
       if (ep.perturbed && ep.perturbed.paraphrase) applied.push('paraphrase (' + ep.perturbed.paraphrase.model + '): ' + (ep.perturbed.paraphrase.paraphrased ? 'used' : 'not used, ' + (ep.perturbed.paraphrase.error || 'refused')));
       if (applied.length) box.append(el('p', { class: 'muted', text: applied.join(' · ') }));
+    }
+    if (ep.mode) {
+      const where = ep.mode.call_index != null ? ' (call #' + ep.mode.call_index + ')' : ep.mode.leaf ? ' (' + ep.mode.leaf + ')' : '';
+      box.append(el('p', { class: 'failure' }, el('strong', { text: 'Failure mode: ' + ep.mode.label + where }), ' ', el('span', { text: ep.mode.detail }),
+        ep.mode.also.length ? el('span', { class: 'muted', text: ' · also ' + ep.mode.also.join(', ') }) : null));
     }
     if (ep.error) {
       const x = ep.error;
@@ -509,10 +572,11 @@ const CLIENT = String.raw`
         el('span', { class: 'badge s-' + ep.status, text: ep.status.replace('_', ' ') }),
         el('strong', { text: ep.task_id }),
         ep.reason ? el('span', { class: 'reason', text: ep.reason }) : null,
+        ep.mode ? el('span', { class: 'badge mode', text: ep.mode.label }) : null,
         el('span', { class: 'tag', text: 'trial ' + ep.trial + ' · ' + ep.variant + ' · faults ' + ep.fault_profile + ' · perturbation ' + ep.perturbation }),
         el('span', { class: 'tag', text: ep.calls.length + ' calls' + (faults ? ' · ' + faults + ' faults' : '') + ' · ' + (ep.duration_ms / 1000).toFixed(2) + ' s' })));
     details.addEventListener('toggle', () => { if (details.open && details.children.length === 1) details.append(traceOf(ep)); });
-    const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ep.reason, ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
+    const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ep.reason, ep.mode ? ep.mode.label : '', ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
     return { ep, details, haystack };
   });
   const text = document.getElementById('filter-text');

@@ -9,6 +9,7 @@ import type { NodeVerdict } from '../predicates/evaluate.ts';
 import { latestByWorkUnit, openRun, outcomeReason, REPORT_FILES, type EpisodeError, type EpisodeFailure, type EpisodeRecord, type EpisodeStatus, type RunRecord } from '../runner/store.ts';
 import { computeScores, type ScoreOptions, type Scores } from './metrics.ts';
 import { loadPlotAssets, renderHtml, type PlotAssets } from './report-html.ts';
+import { countModes, type FailureDiagnosis, type FailureMode } from '../results/failure-modes.ts';
 
 type EpisodeResult = EpisodeRecord;
 
@@ -32,11 +33,33 @@ export interface EpisodeOutcome {
   attempt: number;
 }
 
+/** The failure mode of each failed episode (results/failure-modes.ts), and their counts. */
+export interface FailureSummary {
+  counts: Record<FailureMode, number>;
+  /** Failed episodes diagnosed. */
+  failed: number;
+  /** Share of them with a specific mode rather than `unknown`; null when none failed. */
+  specific_share: number | null;
+  episodes: ({ task_id: string; trial: number; variant: string; fault_profile: string; perturbation: string } & FailureDiagnosis)[];
+}
+
 export interface ReportJson {
   run: RunRecord;
   scores: Scores;
   episodes: EpisodeOutcome[];
+  /** Present when the report was written with a failure diagnoser (the CLI always passes one). */
+  failures?: FailureSummary;
   warnings: string[];
+}
+
+/** Diagnoses the failed episodes among `results` (one per work unit). */
+export function summarizeFailures(results: readonly EpisodeRecord[], diagnose: (result: EpisodeRecord) => FailureDiagnosis | null): FailureSummary {
+  const episodes = results.flatMap((r) => {
+    const d = diagnose(r);
+    return d ? [{ task_id: r.task_id, trial: r.trial, variant: r.variant, fault_profile: r.fault_profile, perturbation: r.perturbation, ...d }] : [];
+  });
+  const counts = countModes(episodes.map((e) => e.mode));
+  return { counts, failed: episodes.length, specific_share: episodes.length ? 1 - counts.unknown / episodes.length : null, episodes };
 }
 
 export function episodeOutcomes(records: readonly EpisodeRecord[]): EpisodeOutcome[] {
@@ -225,6 +248,8 @@ export interface ReportOptions {
   scoring?: ScoreOptions;
   /** The plotting libraries to inline; found in node_modules when omitted. */
   assets?: PlotAssets;
+  /** Classifies a failed episode (results/run-source.ts failureDiagnoser); without it the report has no failure modes. */
+  diagnose?: (result: EpisodeResult) => FailureDiagnosis | null;
 }
 
 export interface ReportOutput {
@@ -240,10 +265,12 @@ export function writeReport(directory: string, options: ReportOptions = {}): Rep
   const warnings = [...run.warnings];
   // Bootstrap draws follow the run's seed unless the caller says otherwise, so a report is reproducible.
   const scores = computeScores(records, { seed: run.config.seed, ...options.scoring });
-  const report: ReportJson = { run: run.config, scores, episodes: episodeOutcomes(records), warnings };
+  const latest = latestByWorkUnit(records);
+  const failures = options.diagnose ? summarizeFailures(latest, options.diagnose) : undefined;
+  const report: ReportJson = { run: run.config, scores, episodes: episodeOutcomes(records), ...(failures ? { failures } : {}), warnings };
   const files = { json: join(directory, REPORT_FILES.json), junit: join(directory, REPORT_FILES.junit), html: join(directory, REPORT_FILES.html) };
   writeJsonAtomicSync(files.json, report);
   writeFileAtomicSync(files.junit, renderJunit(run.config, records));
-  writeFileAtomicSync(files.html, renderHtml({ config: run.config, scores, results: latestByWorkUnit(records), warnings }, options.assets ?? loadPlotAssets()));
+  writeFileAtomicSync(files.html, renderHtml({ config: run.config, scores, results: latest, warnings, ...(failures ? { failures } : {}) }, options.assets ?? loadPlotAssets()));
   return { files, report, warnings };
 }
