@@ -16,7 +16,8 @@ import { lintTemplate } from '../generator/lint-template.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
-import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
+import { resolve } from 'node:path';
+import { formatJson, formatSarif, formatText, repositoryRoot, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
 import { registerGeneratorCommands } from './generator-commands.ts';
 import packageJson from '../../../package.json';
@@ -59,18 +60,23 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .argument('[paths...]', 'task or template files, or folders', ['tasks'])
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif']).default('text'))
     .option('--max-warnings <n>', 'fail (exit 1) when there are more warnings than this', integerOption)
-    .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number }) => {
+    .option('--sarif-root <dir>', 'with --format sarif: the folder artifact URIs are relative to (default: the repository root)')
+    .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number; sarifRoot?: string }) => {
       const files = collectLintableFiles(paths);
       if (files.tasks.length + files.templates.length === 0) throw new ExitError(`no task or template files found in ${paths.join(', ')}`, EXIT_USAGE);
       const registry = await loadRegistry();
       const results = lintTaskSet(files.tasks.map((path) => ({ uri: path, text: readText(path) })), registry);
       const reports: FileReport[] = [
-        ...results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics })),
-        ...files.templates.map((path) => ({ path, diagnostics: lintTemplate(path, readText(path), registry).diagnostics })),
+        ...results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics, text: r.document.text })),
+        ...files.templates.map((path) => {
+          const text = readText(path);
+          return { path, diagnostics: lintTemplate(path, text, registry).diagnostics, text };
+        }),
       ];
+      const sarifRoot = resolve(io.cwd, options.sarifRoot ?? repositoryRoot(io.cwd));
       const output =
         options.format === 'json' ? formatJson(reports, io.cwd)
-        : options.format === 'sarif' ? formatSarif(reports, io.cwd, packageJson.version)
+        : options.format === 'sarif' ? formatSarif(reports, { root: sarifRoot, version: packageJson.version })
         : formatText(reports, io.cwd);
       io.stdout(output);
       const t = totals(reports);

@@ -7,6 +7,7 @@ import type { Node } from 'jsonc-parser';
 import canonicalize from 'canonicalize';
 import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Finding, type Fix, type RuleCode, type TextEdit } from './diagnostics.ts';
 import { JsonDocument, type JsonPath, type Span } from './document.ts';
+import { appendToArray } from './edits.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
 import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
@@ -26,7 +27,11 @@ export interface LintResult {
 }
 
 export function lintTask(uri: string, text: string, registry: Registry): LintResult {
-  const document = new JsonDocument(uri, text);
+  return lintTaskDocument(new JsonDocument(uri, text), registry);
+}
+
+/** `lintTask` on a document already parsed (the language server parses each version once for every feature). */
+export function lintTaskDocument(document: JsonDocument, registry: Registry): LintResult {
   const findings: Finding[] = syntaxFindings(document);
   const value = document.value();
   let id: LintResult['id'];
@@ -157,14 +162,10 @@ class SemanticChecker {
     return { ...span, newText: JSON.stringify(value) };
   }
 
-  /** An edit that appends `value` to the array at `path` (after its last item, or into the empty array). */
+  /** An edit that appends `value` to the array at `path`, in the array's layout. */
   private appendToArray(path: JsonPath, value: string): TextEdit | undefined {
     const array = this.document.nodeAt(path);
-    if (array?.type !== 'array') return undefined;
-    const last = array.children?.at(-1);
-    return last
-      ? { offset: last.offset + last.length, length: 0, newText: `, ${JSON.stringify(value)}` }
-      : { offset: array.offset + 1, length: 0, newText: JSON.stringify(value) };
+    return array?.type === 'array' ? appendToArray(this.document.text, array, [JSON.stringify(value)]) : undefined;
   }
 
   private isKnownNamespace(namespace: string): boolean {
