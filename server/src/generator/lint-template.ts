@@ -409,7 +409,7 @@ function describe(path: JsonPath): string {
 }
 
 /** Offset in the document of the decoded string index `index` of the string token at `node`. */
-function rawOffset(text: string, node: Node, index: number): number {
+export function rawOffset(text: string, node: Node, index: number): number {
   let at = node.offset + 1;
   for (let decoded = 0; decoded < index && at < node.offset + node.length - 1; decoded++) {
     if (text[at] === '\\') at += text[at + 1] === 'u' ? 6 : 2;
