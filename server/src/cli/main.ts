@@ -6,7 +6,7 @@ import { doctor } from './doctor.ts';
 import { checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import { FaultProfileError } from '../runner/faults.ts';
-import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
+import { SANDBOX_BACKENDS, SandboxUnavailableError, type SandboxBackend } from '../runner/sandbox.ts';
 import { serveNamespace, ServeError } from './serve.ts';
 import { loadRegistry } from '../mcp/registry.ts';
 import { collectLintableFiles, collectTaskFiles, PathError, readText } from '../tasks/files.ts';
@@ -14,9 +14,11 @@ import { composition, compositionMarkdown, compositionText, taskTraits } from '.
 import { TaskSchema } from '../tasks/model.ts';
 import { lintTemplate } from '../generator/lint-template.ts';
 import { canonicalHash } from '../tasks/hash.ts';
+import { CATEGORIES, DIFFICULTIES, SkeletonError, taskSkeleton, type SkeletonOptions } from '../tasks/skeleton.ts';
 import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { formatJson, formatSarif, formatText, repositoryRoot, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
 import { registerGeneratorCommands } from './generator-commands.ts';
@@ -206,6 +208,36 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       setExitCode(healthy ? EXIT_OK : EXIT_FINDINGS);
     });
 
+  program
+    .command('new')
+    .description('Write a new task skeleton that lints with a TODO for everything left to write (default file: tasks/<namespace>/<id>.json).')
+    .argument('<id>', 'the task id, e.g. fs-archive-invoices-001')
+    .requiredOption('--server <namespaces>', 'the namespace, or several separated by commas (the first is the main one)')
+    .addOption(new Option('--category <category>', 'what the task tests').choices([...CATEGORIES]).default('single-tool'))
+    .addOption(new Option('--difficulty <difficulty>', 'how hard it is').choices([...DIFFICULTIES]).default('easy'))
+    .option('--out <file>', 'where to write it')
+    .action(async (id: string, options: { server: string; category: SkeletonOptions['category']; difficulty: SkeletonOptions['difficulty']; out?: string }) => {
+      const namespaces = options.server.split(',').map((n) => n.trim()).filter(Boolean);
+      const registry = await loadRegistry();
+      let text: string;
+      try {
+        text = taskSkeleton({ id, namespaces, category: options.category, difficulty: options.difficulty }, registry);
+      } catch (error) {
+        if (error instanceof SkeletonError) throw new ExitError(error.message, EXIT_USAGE);
+        throw error;
+      }
+      const file = resolve(io.cwd, options.out ?? join('tasks', namespaces[0]!, `${id}.json`));
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, text, { flag: 'wx' });
+      } catch (error) {
+        const exists = (error as NodeJS.ErrnoException).code === 'EEXIST';
+        throw new ExitError(`${file}: ${exists ? 'exists already; choose another id or --out' : (error as Error).message}`, EXIT_USAGE);
+      }
+      io.stdout(`${relative(io.cwd, file) || file}\n`);
+      setExitCode(EXIT_OK);
+    });
+
   registerGenerateCommand(program, io, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
 
@@ -234,7 +266,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       for (const d of error.diagnostics) io.stderr(`${d.uri}:${d.start.line + 1}:${d.start.character + 1} ${d.severity} ${d.code} ${d.message}\n`);
       return EXIT_FINDINGS;
     }
-    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError) {
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SandboxUnavailableError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -20,7 +20,7 @@ import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
 import { loadFaultProfile } from '../runner/faults.ts';
 import { Journal, type RunConfig } from '../runner/journal.ts';
 import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
-import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import { chooseBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
 import type { EpisodeSpec } from '../runner/episode.ts';
 import type { EpisodeResult, RunEvent } from '../runner/types.ts';
 
@@ -277,7 +277,7 @@ async function paraphraseGoals(specs: EpisodeSpec[], endpoint: ParaphraseEndpoin
 }
 
 export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
-  const backend = flags.sandbox ?? defaultBackend();
+  const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   let journal: Journal;
   let tasks: LoadedTask[];
@@ -391,7 +391,7 @@ function formatCheck(checks: TaskCheck[], cwd: string): string {
 }
 
 export async function checkCommand(paths: string[], flags: CheckFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
-  const backend = flags.sandbox ?? defaultBackend();
+  const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
   const runId = newRunId('check');

@@ -62,6 +62,7 @@ export const RULES = {
   'missing-counterexample': { severity: 'warning', summary: 'No counterexample shows the predicate is specific enough.' },
   'passes-initially': { severity: 'error', summary: 'The predicate is already true on the initial state: an agent that does nothing passes.' },
   'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks (quoted values already in the initial state are references and exempt).' },
+  todo: { severity: 'warning', summary: 'A `TODO:` left in a value outside the initial state: the task is not finished (a skeleton from `mcpbench new` holds them).' },
   'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },
 } as const satisfies Record<string, RuleInfo>;
 

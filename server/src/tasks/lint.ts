@@ -16,6 +16,9 @@ import type { Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
 
+/** `TODO:` as authors leave them (`TODO.md` is a file name, not a marker). */
+const TODO = /\bTODO:/;
+
 /** `answer` checks the final text; it is not a server and need not be listed in `server`. */
 export const ANSWER_NAMESPACE = 'answer';
 
@@ -137,6 +140,7 @@ class SemanticChecker {
       this.checkGoalValues();
     }
     this.checkUnusedNamespaces();
+    this.checkTodos();
     return this.findings;
   }
 
@@ -406,6 +410,27 @@ class SemanticChecker {
     const detail = trueLeaves.length ? ` (already true: ${[...new Set(trueLeaves)].join(', ')})` : '';
     this.report('passes-initially', this.spanAt(['success_predicate'], 'key'),
       `the predicate is already true on the initial state${detail}: an agent that does nothing passes. Change the initial state or the predicate`);
+  }
+
+  /**
+   * Every string value that still holds a `TODO:` (what `mcpbench new` leaves for the author to write). The
+   * initial state is the world the agent finds, where a file may well say `TODO:`; it is left out.
+   */
+  private checkTodos(): void {
+    const visit = (value: unknown, path: JsonPath) => {
+      if (typeof value === 'string') {
+        const marker = TODO.exec(value);
+        if (marker) {
+          const what = value.slice(marker.index + marker[0].length).trim() || value;
+          this.report('todo', this.spanAt(path), `left to do: ${what.length > 120 ? `${what.slice(0, 119)}…` : what}`);
+        }
+      } else if (Array.isArray(value)) {
+        value.forEach((item, i) => visit(item, [...path, i]));
+      } else if (isObject(value)) {
+        for (const [key, item] of Object.entries(value)) if (path.length > 0 || key !== 'initial_state') visit(item, [...path, key]);
+      }
+    };
+    visit(this.task, []);
   }
 
   private checkGoalValues(): void {

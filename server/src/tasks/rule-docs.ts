@@ -37,6 +37,7 @@ const HELP: Partial<Record<RuleCode, string>> = {
   'missing-counterexample': 'Add a counterexample: a plausible wrong tool-call sequence that the predicate must reject.',
   'passes-initially': 'Tighten the predicate so the initial state fails it (check the change the goal asks for, not a fact that already holds).',
   'goal-value-unchecked': 'Check the named value in the predicate, or reword the goal if the value does not matter.',
+  todo: 'Replace the `TODO:` text with what the task needs (the message says what belongs there).',
   'duplicate-id': 'Give one of the tasks a new id (rename its id in the editor: the file name follows).',
   'template-unknown-parameter': 'Name a declared parameter (or one of its fields) in the placeholder; the quick fix offers the closest.',
   'template-placeholder-syntax': 'Write placeholders as `{{name}}` or `{{name.field}}`.',
