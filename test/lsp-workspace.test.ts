@@ -97,7 +97,8 @@ describe('the language server on a workspace', () => {
     const b = await server.diagnostics(uri('tasks/filesystem/dup-b.json'), (d) => d.some((x) => x.code === 'duplicate-id'));
     assert.equal(b.find((d) => d.code === 'duplicate-id')!.relatedInformation?.[0]?.location.uri, uri('tasks/filesystem/dup-a.json'));
     // What is no task is never linted; clean files are not published at all.
-    await server.connection.sendRequest(WorkspaceSymbolRequest.type, { query: '' }); // the background pass has answered meanwhile
+    const indexed = (await server.connection.sendRequest('mcpbench/workspaceIndexed')) as { files: number };
+    assert.equal(indexed.files, 7, 'every task and template file, and nothing else');
     const publishedUris = new Set(server.published.map((p) => p.uri));
     for (const quiet of ['notes/config.json', 'schemas/servers/example.json', 'tasks/filesystem/fs-move-report-001.json']) assert.ok(!publishedUris.has(uri(quiet)), quiet);
   });
@@ -181,10 +182,12 @@ describe('the language server on a workspace', () => {
     assert.equal(await server.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: uri(file) }, position: positionOf(moveReport, '"goal"') }), null);
 
     const edit = await server.connection.sendRequest(RenameRequest.type, { textDocument: { uri: uri(file) }, position, newName: 'fs-move-report-002' });
-    const [textEdit, renameFile] = edit!.documentChanges! as [TextDocumentEdit, RenameFile];
+    // The file is renamed first, then the id is edited in the renamed file.
+    const [renameFile, textEdit] = edit!.documentChanges! as [RenameFile, TextDocumentEdit];
+    assert.deepEqual([renameFile.kind, renameFile.oldUri, renameFile.newUri], ['rename', uri(file), uri('tasks/filesystem/fs-move-report-002.json')]);
+    assert.equal(textEdit.textDocument.uri, renameFile.newUri);
     assert.deepEqual((textEdit.edits as TextEdit[]).map((e) => e.newText), ['fs-move-report-002']);
     assert.equal(TextDocument.create('', 'json', 0, moveReport).getText((textEdit.edits[0] as TextEdit).range), 'fs-move-report-001');
-    assert.deepEqual([renameFile.kind, renameFile.oldUri, renameFile.newUri], ['rename', uri(file), uri('tasks/filesystem/fs-move-report-002.json')]);
 
     await assert.rejects(server.connection.sendRequest(RenameRequest.type, { textDocument: { uri: uri(file) }, position, newName: 'Not An Id' }), /is not a task id/);
     await assert.rejects(server.connection.sendRequest(RenameRequest.type, { textDocument: { uri: uri(file) }, position, newName: 'shared-001' }), /already used by tasks\/filesystem\/dup-a\.json/);

@@ -2,6 +2,7 @@
 import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ReviewSession } from './review-panel.ts';
+import type { GenerateOptions, NewTaskOptions } from './authoring.ts';
 
 export type { ReviewSession };
 
@@ -27,4 +28,10 @@ export interface MCPBenchExtensionApi {
   coverageOf(uri: vscode.Uri): vscode.StatementCoverage[] | undefined;
   /** Opens the review view of a batch (its folder or its batch.json), as `MCPBench: Review Batch...` does. */
   reviewBatch(uri: vscode.Uri): Promise<ReviewSession | undefined>;
+  /** MCPBench: New Task... with the answers given: writes the skeleton (through `mcpbench new`) and opens it. */
+  newTask(options: NewTaskOptions): Promise<vscode.Uri | undefined>;
+  /** MCPBench: Generate Batch from Template... with the answers given: the review view of the new batch. */
+  generateBatch(template: vscode.Uri, options: GenerateOptions): Promise<ReviewSession | undefined>;
+  /** The template code lens Lint a Sample: one instance opened as an untitled task. */
+  lintTemplateSample(template: vscode.Uri, seed?: number): Promise<vscode.TextDocument | undefined>;
 }

@@ -124,7 +124,8 @@
       row('scores', 'not available');
     }
     $('scores').hidden = false;
-    $('open-report').hidden = !runDirectory;
+    // A check writes no HTML report (its verdicts are above): the button is for runs.
+    $('open-report').hidden = !runDirectory || !!(scores && Array.isArray(scores.checks));
   }
 
   function onEvent(event) {

@@ -35,9 +35,12 @@ test('tasks group by namespace, then category, sorted', () => {
 });
 
 test('task files are those under tasks/ or named *.task.json; templates and build folders are not', () => {
-  assert.equal(isTaskFile('/w/tasks/fs/a.json'), true);
-  assert.equal(isTaskFile('/w/extra/one.task.json'), true);
-  assert.equal(isTaskFile('/w/tasks/fs/a.template.json'), false);
-  assert.equal(isTaskFile('/w/node_modules/p/tasks/a.json'), false);
-  assert.equal(isTaskFile('/w/src/a.json'), false);
+  assert.equal(isTaskFile('tasks/fs/a.json'), true);
+  assert.equal(isTaskFile('extra/one.task.json'), true);
+  assert.equal(isTaskFile('tasks/fs/a.template.json'), false);
+  assert.equal(isTaskFile('node_modules/p/tasks/a.json'), false);
+  assert.equal(isTaskFile('.git/tasks/a.json'), false);
+  assert.equal(isTaskFile('runs/check-1/tasks/a.json'), false);
+  assert.equal(isTaskFile('tasks/fs/a.schema.json'), false);
+  assert.equal(isTaskFile('src/a.json'), false);
 });

@@ -173,16 +173,17 @@ export function renameTask(document: JsonDocument, position: Position, newId: st
   const key = fileKey(document.uri);
   const taken = workspace.tasksWithId(newId).filter((f: WorkspaceFile) => f.key !== key);
   if (taken.length) throw new ResponseError(ErrorCodes.InvalidParams, `task id \`${newId}\` is already used by ${taken.map((f) => workspace.label(f.key)).join(', ')}`);
-  const edit: TextDocumentEdit = {
-    textDocument: { uri: document.uri, version: options.version },
-    edits: [{ range: prepared.range, newText: newId }],
-  };
-  const changes: (TextDocumentEdit | RenameFile)[] = [edit];
+  const edits = [{ range: prepared.range, newText: newId }];
   if (options.canRenameFiles && document.uri.startsWith('file:') && basename(key) === `${oldId}.json`) {
     const target = join(dirname(key), `${newId}.json`);
     if (existsSync(target)) throw new ResponseError(ErrorCodes.InvalidParams, `${workspace.label(target)} exists already: the file cannot take the new id's name`);
-    changes.push({ kind: 'rename', oldUri: document.uri, newUri: pathToFileURL(target).href });
+    const newUri = pathToFileURL(target).href;
+    // The file first, then the id in the renamed file: the edit holds whichever order a client applies it in.
+    const rename: RenameFile = { kind: 'rename', oldUri: document.uri, newUri };
+    const edit: TextDocumentEdit = { textDocument: { uri: newUri, version: null }, edits };
+    return { documentChanges: [rename, edit] };
   }
+  const changes: TextDocumentEdit[] = [{ textDocument: { uri: document.uri, version: options.version }, edits }];
   return { documentChanges: changes };
 }
 

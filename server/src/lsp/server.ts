@@ -17,7 +17,7 @@ import {
 } from 'vscode-languageserver';
 import { loadRegistry } from '../mcp/registry.ts';
 import { CheckRuns } from './check-coverage.ts';
-import { FILE_STATUS_REQUEST, getLanguageService, type FileStatus, type LanguageService, type OpenFile } from './service.ts';
+import { FILE_STATUS_REQUEST, getLanguageService, WORKSPACE_INDEXED_REQUEST, type FileStatus, type LanguageService, type OpenFile } from './service.ts';
 import { documentKind, Workspace } from './workspace.ts';
 
 export const DEFAULT_DEBOUNCE_MS = 150;
@@ -168,6 +168,13 @@ export function startServer(connection: Connection): void {
   connection.onDocumentRangeFormatting(withFile([], (file, p) => service!.format(file, p.range, p.options)));
   connection.onFoldingRanges(withFile([], (file) => service!.getFoldingRanges(file)));
   connection.onWorkspaceSymbol(async (params) => ((await ready) && service ? service.findWorkspaceSymbols(params.query) : []));
+  // Resolves once the background pass has linted every file found so far (tests, benchmarks, a client that waits).
+  connection.onRequest(WORKSPACE_INDEXED_REQUEST, async (): Promise<{ files: number }> => {
+    if (!(await ready) || !workspace) return { files: 0 };
+    await initialized;
+    await workspace.idle();
+    return { files: [...workspace.all()].length };
+  });
   connection.onRequest(FILE_STATUS_REQUEST, async (params: { uri: string }): Promise<FileStatus> =>
     (await ready) && service ? service.fileStatus(params.uri) : { kind: 'other', label: params.uri, errors: [{ line: 1, code: 'server', message: 'the namespace schemas did not load (see the MCPBench output)' }] },
   );

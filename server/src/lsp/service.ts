@@ -58,6 +58,8 @@ export interface FileStatus {
 }
 
 export const FILE_STATUS_REQUEST = 'mcpbench/fileStatus';
+/** Answered once every task and template file found so far is linted and indexed: `{ files }`. */
+export const WORKSPACE_INDEXED_REQUEST = 'mcpbench/workspaceIndexed';
 
 export interface LanguageService {
   doComplete(file: OpenFile, position: Position): CompletionItem[];

@@ -4,10 +4,9 @@
  * `todo` on each TODO, `empty-combinator` on the empty predicate.
  */
 import type { Registry } from '../mcp/registry.ts';
-import { TASK_ID_PATTERN } from './model.ts';
+import { CATEGORIES, DIFFICULTIES, TASK_ID_PATTERN } from './vocabulary.ts';
 
-export const CATEGORIES = ['single-tool', 'composition', 'recovery'] as const;
-export const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+export { CATEGORIES, DIFFICULTIES };
 
 export interface SkeletonOptions {
   id: string;
