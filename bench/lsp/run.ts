@@ -276,7 +276,9 @@ interface WorkspacePass {
 
 /** Starts a server on `dir`, then times `initialized` → the first and the last of `expected` files published. */
 async function workspacePass(module: string, dir: string, expected: number, env: Record<string, string> = {}): Promise<{ pass: WorkspacePass; connection: ProtocolConnection; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [module, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  // PROFILE_DIR=<dir>: a CPU profile of each server, for finding where the time goes.
+  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, module, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const seen = new Set<string>();
   let start = 0n;
@@ -297,9 +299,12 @@ async function workspacePass(module: string, dir: string, expected: number, env:
   await connection.sendNotification(InitializedNotification.type, {});
   const last = await done;
   const pass = { firstMs: first, lastMs: last, published: seen.size, rssMiB: rssKiB(child.pid!) / 1024 };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const stop = async () => {
     await connection.sendRequest(ShutdownRequest.type);
     await connection.sendNotification(ExitNotification.type);
+    // It exits by itself (and writes its CPU profile); the kill is for one that does not.
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
     connection.dispose();
     child.kill();
   };

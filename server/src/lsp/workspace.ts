@@ -112,7 +112,7 @@ export class Workspace {
         this.host.log(`scan ${folder}: ${(error as Error).message}`);
         continue;
       }
-      for (const file of [...found.tasks, ...found.templates]) if (this.diskKind(file) !== 'other') this.queue.add(file);
+      for (const file of [...found.tasks, ...found.templates]) if (this.kindUnder(folder, file) !== 'other') this.queue.add(file);
     }
     this.pump();
   }
@@ -146,7 +146,10 @@ export class Workspace {
   /** What a file on disk is to the workspace: by its path inside its workspace folder. */
   diskKind(path: string): FileKind {
     const folder = this.folderOf(path);
-    if (!folder) return 'other';
+    return folder ? this.kindUnder(folder, path) : 'other';
+  }
+
+  private kindUnder(folder: string, path: string): FileKind {
     const rel = relative(folder, path).split(sep).join('/');
     if (isWorkspaceTemplatePath(rel)) return 'template';
     return isWorkspaceTaskPath(rel) ? 'task' : 'other';
