@@ -3,6 +3,7 @@ import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ReviewSession } from './review-panel.ts';
 import type { GenerateOptions, NewTaskOptions } from './authoring.ts';
+import type { RunBroadcast } from './testing.ts';
 
 export type { ReviewSession };
 
@@ -20,6 +21,8 @@ export interface MCPBenchExtensionApi {
   /** Runs the task files through the Test Explorer (so results, output and coverage show there too). */
   runTests(uris: vscode.Uri[], profile: TestProfileName): Promise<TaskRunOutcome[]>;
   showRunnerPanel(): Promise<vscode.WebviewPanel>;
+  /** The messages the runner panel drew for the current (or last) run: its title, events and closing message. */
+  runnerMessages(): RunBroadcast[];
   languageClient(): LanguageClient | undefined;
   /**
    * The statement coverage the last coverage run added for a file (VS Code has no API to read a run's

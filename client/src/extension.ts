@@ -101,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
     testController: tests.controller,
     runTests: (uris, profile) => tests.runTests(uris, profile),
     showRunnerPanel: () => panel.show(),
+    runnerMessages: () => panel.messages(),
     languageClient: () => server?.languageClient,
     coverageOf: (uri) => tests.coverageOf(uri),
     reviewBatch: (uri) => reviews.open(uri),

@@ -6,6 +6,7 @@
  */
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
 import type { CoverageItemLike } from './coverage-ranges.ts';
+import { expectedOutcome } from '../../server/src/runner/check-variants.ts';
 import { episodeMessage } from './verdict-text.ts';
 
 export type OutcomeState = 'passed' | 'failed' | 'errored' | 'skipped';
@@ -146,4 +147,22 @@ export function checkMessage(check: CheckSummary): string {
   const { paths, leaves } = check.coverage;
   lines.push(`Coverage: ${paths.covered}/${paths.total} solution paths, ${leaves.covered}/${leaves.total} leaves witnessed`);
   return lines.join('\n');
+}
+
+export interface CheckedOutcome {
+  /** `failed, as expected` (a noop or counterexample that failed), `passed, but must fail`, ... */
+  label: string;
+  asExpected: boolean;
+}
+
+/**
+ * A check episode against the outcome its variant must have (the noop agent and counterexamples fail, reference
+ * solutions pass); undefined for an episode with no such expectation (a run's, a fault probe's, an infra error).
+ */
+export function checkedOutcome(result: { variant: string; fault_profile: string; status: string; passed: boolean }): CheckedOutcome | undefined {
+  const expected = result.fault_profile === 'none' ? expectedOutcome(result.variant) : undefined;
+  if (expected === undefined || result.status === 'infra_error') return undefined;
+  const asExpected = (expected === 'pass') === result.passed;
+  const outcome = result.passed ? 'passed' : 'failed';
+  return { label: asExpected ? `${outcome}, as expected` : `${outcome}, but must ${expected}`, asExpected };
 }

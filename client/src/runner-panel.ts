@@ -18,7 +18,7 @@ export class RunnerPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   /** The current run's messages, replayed when the panel opens (or reloads) mid-run. */
-  private current: unknown[] = [];
+  private current: RunBroadcast[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -26,6 +26,11 @@ export class RunnerPanel implements vscode.Disposable {
     onRunBroadcast: vscode.Event<RunBroadcast>,
   ) {
     onRunBroadcast((message) => this.onBroadcast(message), undefined, this.disposables);
+  }
+
+  /** What the panel was told of the current (or last) run, in order: what it draws. */
+  messages(): RunBroadcast[] {
+    return [...this.current];
   }
 
   private onBroadcast(message: RunBroadcast): void {

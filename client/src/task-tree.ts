@@ -105,3 +105,16 @@ export const categoryGroupId = (ns: string, category: string): string => `namesp
 export function isTaskFile(relativePath: string): boolean {
   return isWorkspaceTaskPath(relativePath);
 }
+
+/**
+ * A run's title from what was asked for: `Run: all 12 tasks`, a group by its path (`Run: filesystem › single-tool
+ * (3 tasks)`), one task by its id, else a count; never a list of every task id.
+ */
+export function runTitle(base: string, asked: { all: boolean; groups: string[][]; taskIds: string[] }): string {
+  const n = asked.taskIds.length;
+  const count = `${n} task${n === 1 ? '' : 's'}`;
+  if (asked.all) return `${base}: all ${count}`;
+  if (asked.groups.length === 1 && n !== 1) return `${base}: ${asked.groups[0]!.join(' › ')} (${count})`;
+  if (n === 1) return `${base}: ${asked.taskIds[0]}`;
+  return `${base}: ${count}`;
+}

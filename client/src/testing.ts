@@ -4,7 +4,7 @@
  * test run (states, durations, the trace as test output, the verdict tree as the failure message, predicate
  * coverage as statement coverage).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { describeFaultProfile } from '../../server/src/runner/faults.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
@@ -12,17 +12,22 @@ import type { TaskRunOutcome, TestProfileName } from './api.ts';
 import { checkArgs, FAULT_PROFILE_CHOICES, runArgs, SettingsError } from './cli-args.ts';
 import type { CliLauncher } from './cli-launcher.ts';
 import { coverageRanges, rangeOfPath } from './coverage-ranges.ts';
-import { RunOutcomeTracker, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
+import { checkedOutcome, RunOutcomeTracker, type CheckedOutcome, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
 import { readRunSettings } from './settings.ts';
-import { groupTasks, isTaskFile, readTaskHeader, type TaskEntry } from './task-tree.ts';
-import { formatCall } from './verdict-text.ts';
+import { groupTasks, isTaskFile, readTaskHeader, runTitle, type TaskEntry } from './task-tree.ts';
+import { failingNode, formatCall } from './verdict-text.ts';
 import type { FileStatus } from './language-client.ts';
 
 export const TASK_GLOB = '{**/tasks/**/*.json,**/*.task.json}';
 const EXCLUDE_GLOB = '{**/node_modules/**,**/runs/**,**/dist/**,**/*.template.json}';
 
 /** What the runner panel hears: a run beginning, then its events as they arrive. */
-export type RunBroadcast = { type: 'begin'; title: string; kind: TestProfileName } | { type: 'event'; event: RunEvent } | { type: 'end'; message?: string };
+export type RunBroadcast =
+  | { type: 'begin'; title: string; kind: TestProfileName }
+  /** `check`: in a check, how a finished episode came out against the outcome it must have. */
+  | { type: 'event'; event: RunEvent; check?: CheckedOutcome }
+  | { type: 'end'; message?: string };
+
 
 export interface RunRequestOptions {
   /** The fault profile for a `faults` run (default: the `mcpbench.faultProfile` setting). */
@@ -131,7 +136,9 @@ export class TaskTestExplorer implements vscode.Disposable {
   }
 
   private readEntry(uri: vscode.Uri): TaskEntry | undefined {
-    const text = readText(uri);
+    // A file gone from disk is no task of the workspace, even while an editor still holds its last text (a late
+    // change event after a delete must not bring it back).
+    const text = uri.scheme === 'file' && !existsSync(uri.fsPath) ? undefined : readText(uri);
     if (text === undefined) {
       this.entries.delete(uri.toString());
       return undefined;
@@ -249,16 +256,13 @@ export class TaskTestExplorer implements vscode.Disposable {
 
   /** A run's title: what was asked for (a group by its name, all tasks, one task), not a list of every task id. */
   private runTitle(base: string, request: vscode.TestRunRequest, tasks: vscode.TestItem[]): string {
-    const count = `${tasks.length} task${tasks.length === 1 ? '' : 's'}`;
     const include = request.include ?? [];
-    if (include.length === 0) return `${base}: all ${count}`;
-    if (include.length === 1 && !this.entries.has(include[0]!.id)) {
+    const groups = include.filter((item) => !this.entries.has(item.id)).map((item) => {
       const names: string[] = [];
-      for (let item: vscode.TestItem | undefined = include[0]; item; item = item.parent) names.unshift(item.label);
-      return `${base}: ${names.join(' › ')} (${count})`;
-    }
-    if (tasks.length === 1) return `${base}: ${this.entries.get(tasks[0]!.id)?.header.id ?? tasks[0]!.label}`;
-    return `${base}: ${count}`;
+      for (let at: vscode.TestItem | undefined = item; at; at = at.parent) names.unshift(at.label);
+      return names;
+    });
+    return runTitle(base, { all: include.length === 0, groups, taskIds: tasks.map((t) => this.entries.get(t.id)?.header.id ?? t.label) });
   }
 
   /**
@@ -352,7 +356,8 @@ export class TaskTestExplorer implements vscode.Disposable {
       args,
       this.launcher.cwdFor(files),
       (event) => {
-        this.broadcast.fire({ type: 'event', event });
+        const check = kind === 'check' && event.type === 'episode-finished' ? checkedOutcome(event.result) : undefined;
+        this.broadcast.fire({ type: 'event', event, ...(check ? { check } : {}) });
         if (event.type === 'run-started') startedRun = true;
         const update = tracker.onEvent(event);
         for (const id of update.started) for (const item of itemsById.get(id) ?? []) run.started(item);
@@ -362,7 +367,7 @@ export class TaskTestExplorer implements vscode.Disposable {
         }
         if (event.type === 'episode-finished') {
           const r = event.result;
-          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${r.status}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
+          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${check?.label ?? r.status}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
           for (const item of itemsById.get(r.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
         }
         update.finished.forEach(apply);
@@ -403,7 +408,10 @@ export class TaskTestExplorer implements vscode.Disposable {
       case 'failed': {
         const message = new vscode.TestMessage(outcome.message ?? 'Failed');
         const text = item.uri && readText(item.uri);
-        const where = text === undefined ? undefined : rangeOfPath(text, ['success_predicate']);
+        // The message sits at the leaf that failed (or the `any`/`not` that did), not on the whole predicate.
+        const verdict = outcome.results.find((r) => !r.passed && r.verdict?.value === false)?.verdict;
+        const path = verdict ? failingNode(verdict).path : ['success_predicate'];
+        const where = text === undefined ? undefined : (rangeOfPath(text, path) ?? rangeOfPath(text, ['success_predicate']));
         if (item.uri && where) message.location = new vscode.Location(item.uri, toRange(where));
         run.failed(item, message, outcome.durationMs);
         break;

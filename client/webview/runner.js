@@ -84,11 +84,16 @@
     return el('p', { class: 'goal-shown' }, el('span', { class: 'muted' }, `Goal shown (perturbation ${level}): `), goal);
   }
 
-  function finishEpisode(result) {
+  /**
+   * The badge of a finished episode. In a check, `check` says how it came out against the outcome it must have:
+   * the noop agent and a counterexample failing is what a good task does (green), one of them passing is the
+   * problem (red).
+   */
+  function finishEpisode(result, check) {
     const view = episodeView(result);
     for (const call of result.calls || []) addCall(view, call);
-    view.badge.className = `badge ${result.status}`;
-    view.badge.textContent = result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status;
+    view.badge.className = `badge ${check ? (check.asExpected ? 'passed' : 'failed') : result.status}`;
+    view.badge.textContent = check ? check.label : result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status;
     const summary = `${result.tool_calls}/${result.max_steps} tool calls · ${result.unlisted_calls} unlisted · ${result.errors_seen} errors seen · ${Math.round(result.duration_ms)} ms`;
     view.body.replaceChildren(el('p', { class: 'muted' }, summary));
     if (result.goal !== undefined) view.body.append(goalShown(result.perturbation, result.goal));
@@ -97,7 +102,7 @@
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
     if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
     if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
-    if (result.passed) view.details.removeAttribute('open');
+    if (check ? check.asExpected : result.passed) view.details.removeAttribute('open');
   }
 
   const pct = (v) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
@@ -128,7 +133,7 @@
     $('open-report').hidden = !runDirectory || !!(scores && Array.isArray(scores.checks));
   }
 
-  function onEvent(event) {
+  function onEvent(event, check) {
     switch (event.type) {
       case 'run-started':
         $('status').textContent = `${event.run_id} · agent ${event.agent} · faults ${event.fault_profile} · ${event.episodes} episodes · seed ${event.seed}`;
@@ -142,7 +147,7 @@
         addCall(episodeView(event.key), event.call);
         break;
       case 'episode-finished':
-        finishEpisode(event.result);
+        finishEpisode(event.result, check);
         break;
       case 'run-finished':
         showScores(event);
@@ -166,7 +171,7 @@
     const data = message.data;
     switch (data.type) {
       case 'begin': reset(data.title); break;
-      case 'event': onEvent(data.event); break;
+      case 'event': onEvent(data.event, data.check); break;
       case 'end': $('status').textContent = data.message || ($('status').textContent || '').replace(/^Running…$/, 'Finished.'); break;
       case 'history': showHistory(data.runs); break;
     }

@@ -56,3 +56,14 @@ test('check: the verdict per task comes from run-finished checks, with problems 
   assert.match(update.finished[1]!.message!, /- counterexample 1 passes\nCoverage: 1\/2 solution paths, 1\/2 leaves witnessed/);
   assert.equal(update.checks.length, 2);
 });
+
+test('a check episode against the outcome it must have: noop and counterexamples fail, references pass', async () => {
+  const { checkedOutcome } = await import('../../client/src/run-outcomes.ts');
+  const episode = (variant: string, passed: boolean, fault_profile = 'none') => ({ variant, passed, fault_profile, status: passed ? 'passed' : 'failed' });
+  assert.deepEqual(checkedOutcome(episode('noop', false)), { label: 'failed, as expected', asExpected: true });
+  assert.deepEqual(checkedOutcome(episode('counterexample:1', true)), { label: 'passed, but must fail', asExpected: false });
+  assert.deepEqual(checkedOutcome(episode('reference:0', true)), { label: 'passed, as expected', asExpected: true });
+  assert.deepEqual(checkedOutcome(episode('reference:0', false)), { label: 'failed, but must pass', asExpected: false });
+  assert.equal(checkedOutcome(episode('reference:0', false, 'TransientTimeout-only')), undefined, 'a fault probe is judged by the check as a whole');
+  assert.equal(checkedOutcome({ ...episode('noop', false), status: 'infra_error' }), undefined);
+});

@@ -44,3 +44,13 @@ test('task files are those under tasks/ or named *.task.json; templates and buil
   assert.equal(isTaskFile('tasks/fs/a.schema.json'), false);
   assert.equal(isTaskFile('src/a.json'), false);
 });
+
+test('a run is titled by what was asked for: all tasks, a group by its path, one task by its id, else a count', async () => {
+  const { runTitle } = await import('../../client/src/task-tree.ts');
+  const ids = Array.from({ length: 17 }, (_, i) => `fs-task-${i}`);
+  assert.equal(runTitle('Run', { all: true, groups: [], taskIds: ids }), 'Run: all 17 tasks');
+  assert.equal(runTitle('Check', { all: false, groups: [['filesystem', 'single-tool']], taskIds: ids }), 'Check: filesystem › single-tool (17 tasks)');
+  assert.equal(runTitle('Run', { all: false, groups: [], taskIds: ['fs-a'] }), 'Run: fs-a');
+  assert.equal(runTitle('Run', { all: false, groups: [['filesystem'], ['memory']], taskIds: ids }), 'Run: 17 tasks');
+  assert.ok(!runTitle('Run', { all: false, groups: [['filesystem']], taskIds: ids }).includes('fs-task-3'));
+});

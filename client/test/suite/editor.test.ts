@@ -275,3 +275,43 @@ describe('quick fixes and settings', () => {
 after(async () => {
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 });
+
+describe('honest run states', () => {
+  let api: ExtensionApi;
+  before(async () => {
+    api = await extensionApi();
+  });
+
+  it('a check shows expected failures as expected: the noop agent and counterexamples failing are green', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await api.showRunnerPanel();
+    const [outcome] = await api.runTests([workspaceFile(CLEAN)], 'check');
+    assert.equal(outcome?.state, 'passed', outcome?.message);
+    const labels = new Map<string, string>();
+    for (const message of api.runnerMessages()) {
+      if (message.type === 'event' && message.event.type === 'episode-finished' && message.check) labels.set(message.event.result.variant, message.check.label);
+    }
+    assert.equal(labels.get('noop'), 'failed, as expected');
+    assert.equal(labels.get('reference:0'), 'passed, as expected');
+    assert.ok([...labels].some(([variant, label]) => variant.startsWith('counterexample:') && label === 'failed, as expected'), JSON.stringify([...labels]));
+    const begin = api.runnerMessages()[0];
+    assert.equal(begin?.type === 'begin' ? begin.title : undefined, 'Check: fs-bump-version-001');
+    await screenshot('check-as-expected', 2500);
+  });
+
+  it("a failure's message points at the failing leaf, and a run is titled by what was asked for", async () => {
+    const config = vscode.workspace.getConfiguration('mcpbench');
+    await config.update('defaultAgent', 'noop', vscode.ConfigurationTarget.Workspace);
+    try {
+      const [outcome] = await api.runTests([workspaceFile(CLEAN)], 'run');
+      assert.equal(outcome?.state, 'failed');
+      assert.match(outcome!.message!, /Fails at filesystem\.\w+ \(success_predicate\.all\[\d+\]\)/);
+      const begin = api.runnerMessages().find((m) => m.type === 'begin');
+      assert.deepEqual(begin && begin.type === 'begin' ? begin.title : undefined, 'Run: fs-bump-version-001');
+      await vscode.commands.executeCommand('workbench.panel.testResults.view.focus');
+      await screenshot('failure-at-leaf', 2500);
+    } finally {
+      await config.update('defaultAgent', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+});

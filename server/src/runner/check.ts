@@ -5,6 +5,7 @@
  * much room above its reference solution in `max_steps`). It also reports predicate coverage: which `any` branches and leaves passing
  * solutions witnessed.
  */
+import { counterexampleVariant, NOOP_VARIANT, referenceVariant } from './check-variants.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { predicateCoverage, type Coverage } from '../predicates/coverage.ts';
 import { parsePredicate } from '../predicates/tree.ts';
@@ -58,13 +59,13 @@ export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
       goal: task.goal,
       key: { task_id: task.id, trial, variant, fault_profile: profile.name, perturbation: 'none' },
     });
-    specs.push(spec(noopAgent, 'noop', NONE));
-    task.reference_solutions.forEach((_, i) => specs.push(spec(reference, `reference:${i}`, NONE)));
-    (task.counterexamples ?? []).forEach((_, i) => specs.push(spec(reference, `counterexample:${i}`, NONE)));
+    specs.push(spec(noopAgent, NOOP_VARIANT, NONE));
+    task.reference_solutions.forEach((_, i) => specs.push(spec(reference, referenceVariant(i), NONE)));
+    (task.counterexamples ?? []).forEach((_, i) => specs.push(spec(reference, counterexampleVariant(i), NONE)));
     const calls = (task.reference_solutions[0] ?? []).filter((step) => 'tool' in step).length;
     for (const type of RECOVERABLE_FAULTS) {
       const profile = probeProfile(type);
-      specs.push(spec(robust, 'reference:0', profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
+      specs.push(spec(robust, referenceVariant(0), profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
     }
   }
   return specs;
