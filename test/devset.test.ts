@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { buildVariant } from '../server/src/generator/generate.ts';
 import { TemplateSchema, type Template } from '../server/src/generator/model.ts';
 import { compileTemplate } from '../server/src/generator/sample.ts';
+import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { composition, taskTraits } from '../server/src/tasks/composition.ts';
 import { collectTaskFiles } from '../server/src/tasks/files.ts';
 import { canonicalHash } from '../server/src/tasks/hash.ts';
@@ -81,8 +82,9 @@ test('every task was accepted by a reviewer with a reason, in a review record of
   assert.deepEqual(problems, []);
 });
 
-test('the set has the promised composition', () => {
-  const c = composition(tasks.map(({ task }) => taskTraits(task)));
+test('the set has the promised composition', async () => {
+  const registry = await loadRegistry();
+  const c = composition(tasks.map(({ task }) => taskTraits(task, registry)));
   assert.equal(c.total, 200);
   assert.deepEqual(c.namespaces, NAMESPACES);
   for (const ns of NAMESPACES) {

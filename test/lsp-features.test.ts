@@ -294,7 +294,8 @@ describe('duplicate ids across the workspace', () => {
       let mark = server.mark();
       writeFileSync(join(folder, 'b.json'), task('renamed-id-001'));
       await server.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: b, type: FileChangeType.Changed }] });
-      assert.ok(!(await server.diagnostics(a, () => true, mark)).some((d) => d.code === 'duplicate-id'));
+      // Under load the background pass may publish a.json once more first: wait for the publication without it.
+      await server.diagnostics(a, (d) => !d.some((x) => x.code === 'duplicate-id'), mark);
 
       // An edit in the open file that takes c.json's id is flagged against c.json.
       mark = server.mark();
@@ -306,7 +307,7 @@ describe('duplicate ids across the workspace', () => {
       mark = server.mark();
       rmSync(join(folder, 'c.json'));
       await server.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: pathToFileURL(join(folder, 'c.json')).href, type: FileChangeType.Deleted }] });
-      assert.ok(!(await server.diagnostics(a, () => true, mark)).some((d) => d.code === 'duplicate-id'));
+      await server.diagnostics(a, (d) => !d.some((x) => x.code === 'duplicate-id'), mark);
 
       // Two open files with one id: each names the other.
       mark = server.mark();

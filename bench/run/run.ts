@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
 import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
-import { Journal } from '../../server/src/runner/journal.ts';
 import { executeRun, loadTasks, planRun } from '../../server/src/runner/run.ts';
 import { defaultBackend, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
+import { createRun } from '../../server/src/runner/store.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
 async function main() {
@@ -32,14 +32,14 @@ async function main() {
   for (const concurrency of [1, 2]) {
     const work = mkdtempSync(join(tmpdir(), 'mcpbench-bench-run-'));
     try {
-      const journal = Journal.create(join(work, 'run'), {
-        run_id: `bench-${concurrency}`, created_at: new Date().toISOString(), task_files: tasks.map((t) => t.file), tasks: tasks.map((t) => t.task.id),
-        agent: 'reference', fault_profile: 'none', perturbation: 'none', trials: 1, seed: 1, concurrency, sandbox: backend,
+      const store = createRun(join(work, 'run'), {
+        kind: 'run', run_id: `bench-${concurrency}`, created_at: new Date().toISOString(), task_files: tasks.map((t) => t.file), tasks: tasks.map((t) => t.task.id),
+        agent: 'reference', fault_profile: 'none', perturbations: ['none'], trials: 1, seed: 1, concurrency, sandbox: backend,
       });
       const started = performance.now();
-      await executeRun(specs, { journal, concurrency, runId: `bench-${concurrency}`, registry, seed: 1, backend });
+      await executeRun(specs, { store, concurrency, runId: `bench-${concurrency}`, registry, seed: 1, backend });
       const wallMs = performance.now() - started;
-      const results = journal.results();
+      const results = store.episodes;
       const episodeMs = results.reduce((n, r) => n + r.duration_ms, 0);
       const callMs = results.reduce((n, r) => n + r.calls.reduce((m, c) => m + c.latency_ms, 0), 0);
       const failed = results.filter((r) => r.status !== 'passed').length;

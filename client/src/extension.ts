@@ -84,7 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
       const runs = folder ? listRuns(path.join(folder.uri.fsPath, 'runs')).filter((r) => r.report) : [];
       if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
       const picked = await vscode.window.showQuickPick(
-        runs.map((r) => ({ label: r.id, description: `${r.agent}, faults ${r.fault_profile}: ${r.passed}/${r.episodes} passed`, directory: r.directory })),
+        runs.map((r) => ({ label: r.id, description: `${r.agent}, faults ${r.fault_profile}: ${r.outcomes.passed}/${r.episodes} passed`, directory: r.directory })),
         { title: 'Open the report of a run' },
       );
       if (picked) await openReport(picked.directory);

@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from '../../server/src/runner/types.ts';
 
-const EVENT_TYPES = new Set<RunEvent['type']>(['run-started', 'episode-started', 'call', 'fault', 'episode-finished', 'run-finished']);
+const EVENT_TYPES = new Set<RunEvent['type']>(['run-started', 'episode-started', 'call', 'fault', 'episode-finished', 'notice', 'run-finished']);
 
 export function parseRunEvent(line: string): RunEvent | undefined {
   const trimmed = line.trim();

@@ -1,12 +1,14 @@
 /**
  * From a RunEvent stream to one outcome per task, which is what a test item shows. A task is done when all
- * its scored episodes have finished (trials × variants, from `run-started`); an infrastructure error is
- * retried by the runner, so it only makes a task `errored` when the run ends without a scored episode.
- * For `check`, the verdict per task comes from the `run-finished` event's `scores.checks`.
+ * its scored episodes have finished (trials × variants, from `run-started`): `errored` when an agent broke
+ * in one of them (an agent error: its process or model endpoint, not a wrong answer), `failed` when one
+ * failed, `passed` when all passed. An infrastructure error is retried by the runner, so it only makes a
+ * task `errored` when the run ends without a scored episode. For `check`, the verdict per task comes from
+ * the `run-finished` event's checks.
  */
-import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
-import type { CoverageItemLike } from './coverage-ranges.ts';
 import { expectedOutcome } from '../../server/src/runner/check-variants.ts';
+import type { CheckRecord } from '../../server/src/runner/store.ts';
+import type { EpisodeResult, RunEvent, RunFinished } from '../../server/src/runner/types.ts';
 import { episodeMessage } from './verdict-text.ts';
 
 export type OutcomeState = 'passed' | 'failed' | 'errored' | 'skipped';
@@ -19,18 +21,11 @@ export interface TaskOutcome {
   results: EpisodeResult[];
 }
 
-/** The part of a TaskCheck (server/src/runner/check.ts) the editor reads. */
-export interface CheckSummary {
-  task_id: string;
-  file: string;
-  ok: boolean;
-  problems: string[];
-  coverage: { paths: { covered: number; total: number }; leaves: { covered: number; total: number }; items: CoverageItemLike[] };
-}
+/** What check decided about a task (the run store's CheckRecord). */
+export type CheckSummary = CheckRecord;
 
-export function checksOf(event: Extract<RunEvent, { type: 'run-finished' }>): CheckSummary[] {
-  const checks = (event.scores as { checks?: unknown } | null | undefined)?.checks;
-  return Array.isArray(checks) ? (checks as CheckSummary[]) : [];
+export function checksOf(event: RunFinished): CheckSummary[] {
+  return event.kind === 'check' ? event.checks : [];
 }
 
 interface TaskState {
@@ -130,12 +125,12 @@ export class RunOutcomeTracker {
 
 const sumDurations = (results: EpisodeResult[]) => results.reduce((sum, r) => sum + (r.duration_ms ?? 0), 0);
 
-/** Passed when every scored episode passed (pass^k: all k trials), failed otherwise. */
+/** Passed when every scored episode passed (pass^k: all k trials); errored when an agent broke; failed otherwise. */
 function runOutcome(taskId: string, state: TaskState): TaskOutcome {
   const failed = state.results.filter((r) => !r.passed);
   return {
     taskId,
-    state: failed.length ? 'failed' : 'passed',
+    state: failed.some((r) => r.status === 'agent_error') ? 'errored' : failed.length ? 'failed' : 'passed',
     ...(failed.length ? { message: failed.map(episodeMessage).join('\n\n') } : {}),
     durationMs: sumDurations(state.results),
     results: state.results,
@@ -157,11 +152,12 @@ export interface CheckedOutcome {
 
 /**
  * A check episode against the outcome its variant must have (the noop agent and counterexamples fail, reference
- * solutions pass); undefined for an episode with no such expectation (a run's, a fault probe's, an infra error).
+ * solutions pass); undefined for an episode with no such expectation (a run's, a fault probe's) or that did not
+ * come to a verdict (an agent or infrastructure error: errored, neither as expected nor not).
  */
 export function checkedOutcome(result: { variant: string; fault_profile: string; status: string; passed: boolean }): CheckedOutcome | undefined {
   const expected = result.fault_profile === 'none' ? expectedOutcome(result.variant) : undefined;
-  if (expected === undefined || result.status === 'infra_error') return undefined;
+  if (expected === undefined || result.status === 'infra_error' || result.status === 'agent_error') return undefined;
   const asExpected = (expected === 'pass') === result.passed;
   const outcome = result.passed ? 'passed' : 'failed';
   return { label: asExpected ? `${outcome}, as expected` : `${outcome}, but must ${expected}`, asExpected };

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunEvent } from '../../server/src/runner/types.ts';
-import { listRuns, readResults } from './run-history.ts';
+import { listRuns, readRun } from './run-history.ts';
 import type { RunBroadcast } from './testing.ts';
 
 /** Messages the page sends. */
@@ -107,24 +107,22 @@ export class RunnerPanel implements vscode.Disposable {
     }
   }
 
-  /** A past run shown like a live one: its journal as episode-finished events, its scores from report.json. */
+  /** A past run shown like a live one: its episodes as episode-finished events, then its scores. */
   private loadRun(directory: string): void {
     const runs = this.runsDirectory();
     // Only folders of this workspace's runs/: the page is not trusted to name arbitrary paths.
     if (!runs || path.relative(runs, directory).startsWith('..')) return;
-    const results = readResults(directory);
-    const runId = path.basename(directory);
-    const events: RunEvent[] = results.map((result) => ({ type: 'episode-finished', run_id: runId, result }));
-    let scores: unknown = null;
-    const reportJson = path.join(directory, 'report.json');
-    if (existsSync(reportJson)) {
-      try {
-        scores = (JSON.parse(readFileSync(reportJson, 'utf8')) as { scores?: unknown }).scores ?? null;
-      } catch {
-        scores = null;
-      }
+    let run: ReturnType<typeof readRun>;
+    try {
+      run = readRun(directory);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`MCPBench: ${(error as Error).message}`);
+      return;
     }
-    events.push({ type: 'run-finished', run_id: runId, directory, scores });
+    const { runId } = run;
+    const events: RunEvent[] = run.episodes.map((result) => ({ type: 'episode-finished', run_id: runId, result }));
+    for (const message of run.warnings) events.push({ type: 'notice', run_id: runId, level: 'warning', message });
+    events.push(run.finished);
     this.post({ type: 'begin', title: `History: ${runId}`, kind: 'history' });
     for (const event of events) this.post({ type: 'event', event });
     this.post({ type: 'end' });

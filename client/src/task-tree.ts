@@ -5,6 +5,7 @@
  */
 
 import { isWorkspaceTaskPath } from '../../server/src/tasks/files.ts';
+import { taskNamespaces } from '../../server/src/tasks/model.ts';
 
 export const UNPARSED = '(unparsed)';
 
@@ -34,8 +35,7 @@ export function readTaskHeader(file: string, text: string): TaskHeader {
     return { id: baseName(file), namespaces: [], category: UNPARSED, parsed: false };
   }
   const task = value as { id?: unknown; server?: unknown; category?: unknown };
-  const servers = Array.isArray(task.server) ? task.server : [task.server];
-  const namespaces = servers.filter((s): s is string => typeof s === 'string' && s.length > 0).sort();
+  const namespaces = taskNamespaces(task).filter((s) => s.length > 0).sort();
   return {
     id: typeof task.id === 'string' && task.id ? task.id : baseName(file),
     namespaces,

@@ -367,7 +367,8 @@ export class TaskTestExplorer implements vscode.Disposable {
         }
         if (event.type === 'episode-finished') {
           const r = event.result;
-          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${check?.label ?? r.status}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
+          const why = r.error ? ` (${r.error.kind === 'agent' ? 'agent' : 'infrastructure'} ${r.error.code}: ${r.error.message.split('\n')[0]})` : '';
+          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${check?.label ?? r.status}${why}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
           for (const item of itemsById.get(r.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
         }
         update.finished.forEach(apply);

@@ -58,9 +58,19 @@ export function failingNode(verdict: Verdict): Verdict {
 export function episodeMessage(result: EpisodeResult): string {
   const parts: string[] = [];
   const where = `${result.variant}, faults ${result.fault_profile}, trial ${result.trial}`;
-  if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${result.infra_error ?? 'unknown'}`);
+  const error = result.error;
+  if (result.status === 'infra_error') parts.push(`Infrastructure error (${where}, attempt ${result.attempt}): ${error ? `${error.code}: ${error.message}` : 'unknown'}`);
+  else if (result.status === 'agent_error') parts.push(`Agent error (${where}): ${error ? `${error.code}: ${error.message}` : 'unknown'}`);
   else parts.push(`${result.passed ? 'Passed' : 'Failed'} (${where}): ${result.tool_calls}/${result.max_steps} tool calls${result.unlisted_calls ? `, ${result.unlisted_calls} unlisted` : ''}`);
-  if (result.agent_error) parts.push(`Agent error: ${result.agent_error}`);
+  if (error) {
+    const fate = [
+      error.exit_code !== undefined && error.exit_code !== null ? `exit code ${error.exit_code}` : '',
+      error.signal ? `signal ${error.signal}` : '',
+      error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+    ].filter(Boolean);
+    if (fate.length) parts.push(fate.join(', '));
+    if (error.stderr_tail) parts.push(`Last lines of its stderr:\n${error.stderr_tail}`);
+  }
   if (result.budget_exceeded) parts.push('The agent went over max_steps.');
   if (result.answer !== undefined) parts.push(`Answer: ${compactJson(result.answer, 400)}`);
   if (result.verdict && result.verdict.value === false) {

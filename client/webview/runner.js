@@ -79,6 +79,21 @@
     return root ? el('ul', { class: 'tree root' }, item) : item;
   }
 
+  /** Why an episode did not get a verdict of its own: whose error, its code, and what the process did. */
+  function errorView(error) {
+    const who = error.kind === 'agent' ? 'Agent error' : 'Infrastructure error (not counted against the agent)';
+    const fate = [
+      error.namespace !== undefined ? `namespace ${error.namespace}` : '',
+      error.exit_code !== undefined && error.exit_code !== null ? `exit code ${error.exit_code}` : '',
+      error.signal ? `signal ${error.signal}` : '',
+      error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+    ].filter(Boolean).join(' · ');
+    return el('div', { class: 'error-box' },
+      el('p', { class: 'error-text' }, `${who} (${error.code}): ${error.message}`),
+      fate ? el('p', { class: 'muted' }, fate) : undefined,
+      error.stderr_tail ? el('pre', { class: 'error-text' }, error.stderr_tail) : undefined);
+  }
+
   /** The goal a perturbed episode showed its agent. */
   function goalShown(level, goal) {
     return el('p', { class: 'goal-shown' }, el('span', { class: 'muted' }, `Goal shown (perturbation ${level}): `), goal);
@@ -93,12 +108,17 @@
     const view = episodeView(result);
     for (const call of result.calls || []) addCall(view, call);
     view.badge.className = `badge ${check ? (check.asExpected ? 'passed' : 'failed') : result.status}`;
-    view.badge.textContent = check ? check.label : result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status;
+    view.badge.textContent = check
+      ? check.label
+      : result.status === 'infra_error'
+        ? `infra error (attempt ${result.attempt})`
+        : result.status === 'agent_error'
+          ? 'agent error'
+          : result.status;
     const summary = `${result.tool_calls}/${result.max_steps} tool calls · ${result.unlisted_calls} unlisted · ${result.errors_seen} errors seen · ${Math.round(result.duration_ms)} ms`;
     view.body.replaceChildren(el('p', { class: 'muted' }, summary));
     if (result.goal !== undefined) view.body.append(goalShown(result.perturbation, result.goal));
-    if (result.infra_error) view.body.append(el('p', { class: 'error-text' }, result.infra_error));
-    if (result.agent_error) view.body.append(el('p', { class: 'error-text' }, `Agent error: ${result.agent_error}`));
+    if (result.error) view.body.append(errorView(result.error));
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
     if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
     if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
@@ -110,16 +130,19 @@
 
   function showScores(event) {
     runDirectory = event.directory;
-    const scores = event.scores;
+    const scores = event.kind === 'run' ? event.scores : undefined;
     const table = $('scores-table');
     table.replaceChildren();
     const row = (name, value) => table.append(el('tr', {}, el('th', {}, name), el('td', {}, value)));
-    if (scores && Array.isArray(scores.checks)) {
-      for (const c of scores.checks) {
+    if (event.kind === 'check') {
+      for (const c of event.checks) {
         row(c.task_id, `${c.ok ? 'ok' : 'FAIL'} · ${c.coverage.paths.covered}/${c.coverage.paths.total} solution paths · ${c.coverage.leaves.covered}/${c.coverage.leaves.total} leaves`);
         for (const p of c.problems) row('', `– ${p}`);
       }
     } else if (scores && scores.success_rate) {
+      const e = scores.episodes;
+      row('outcomes', `${e.passed} passed · ${e.failed} failed · ${e.agent_errors} agent errors · ${e.infra_unresolved} infrastructure errors`);
+      for (const x of (scores.errors || []).slice(0, 5)) row(`${x.count}× ${x.kind === 'agent' ? 'agent' : 'infra'}`, `${x.code}: ${x.message}`);
       row('success rate', `${pct(scores.success_rate.value)}${ci(scores.success_rate.ci)} (${scores.success_rate.numerator}/${scores.success_rate.denominator})`);
       if (scores.tool_call_efficiency) row('tool-call efficiency', scores.tool_call_efficiency.value === null ? '–' : scores.tool_call_efficiency.value.toFixed(3));
       if (scores.hallucinated_tool_rate) row('hallucinated-tool rate', pct(scores.hallucinated_tool_rate.value));
@@ -151,6 +174,10 @@
         break;
       case 'run-finished':
         showScores(event);
+        if (event.interrupted) $('status').textContent = 'Interrupted: finished episodes are saved; the run can be resumed.';
+        break;
+      case 'notice':
+        $('episodes').append(el('p', { class: event.level === 'warning' ? 'error-text' : 'muted' }, event.message));
         break;
     }
   }
@@ -162,7 +189,11 @@
     for (const run of runs) {
       list.append(el('li', {},
         el('a', { title: run.directory, onclick: () => vscode.postMessage({ type: 'loadRun', directory: run.directory }) }, run.id),
-        el('div', { class: 'muted' }, `${run.agent} · faults ${run.fault_profile} · ${run.passed}/${run.episodes} passed`),
+        el('div', { class: 'muted' }, run.error ? `unreadable: ${run.error}` : `${run.agent} · faults ${run.fault_profile} · ${run.outcomes.passed}/${run.episodes} passed` +
+          (run.outcomes.failed ? ` · ${run.outcomes.failed} failed` : '') +
+          (run.outcomes.agent_error ? ` · ${run.outcomes.agent_error} agent errors` : '') +
+          (run.outcomes.infra_error ? ` · ${run.outcomes.infra_error} infra errors` : '') +
+          (run.damaged ? ` · ${run.damaged} damaged lines` : '')),
         run.report ? el('button', { type: 'button', class: 'link', onclick: () => vscode.postMessage({ type: 'openReport', directory: run.directory }) }, 'report') : undefined));
     }
   }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { JsonlEventReader, parseRunEvent } from '../../client/src/run-events.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
 
-const started: RunEvent = { type: 'run-started', run_id: 'r1', tasks: ['a'], episodes: 1, agent: 'reference', fault_profile: 'none', seed: 1 };
+const started: RunEvent = { type: 'run-started', kind: 'run', run_id: 'r1', directory: '/runs/r1', tasks: ['a'], episodes: 1, recorded: 0, agent: 'reference', fault_profile: 'none', seed: 1 };
 
 test('a RunEvent line parses; other JSON, non-JSON and unknown types do not', () => {
   assert.deepEqual(parseRunEvent(JSON.stringify(started)), started);

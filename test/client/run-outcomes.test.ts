@@ -4,36 +4,39 @@ import { RunOutcomeTracker } from '../../client/src/run-outcomes.ts';
 import type { EpisodeResult, EpisodeStatus, RunEvent } from '../../server/src/runner/types.ts';
 
 const result = (task_id: string, trial: number, status: EpisodeStatus, over: Partial<EpisodeResult> = {}): EpisodeResult => ({
-  task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h', agent: 'reference',
+  work_unit: `${task_id}${trial}`.padEnd(64, '0'), task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h', agent: 'reference',
   seed: 1, status, passed: status === 'passed', category: 'c', namespaces: ['n'], max_steps: 5, tool_calls: 1, unlisted_calls: 0,
   errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 100, attempt: 1, ...over,
 });
 const finished = (r: EpisodeResult): RunEvent => ({ type: 'episode-finished', run_id: 'r', result: r });
-const started = (task_id: string, trial = 0): RunEvent => ({ type: 'episode-started', run_id: 'r', key: { task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none' } });
+const started = (task_id: string, trial = 0): RunEvent => ({ type: 'episode-started', run_id: 'r', work_unit: 'w', key: { task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none' } });
+const runStarted = (tasks: string[], episodes: number, kind: 'run' | 'check' = 'run'): RunEvent => ({
+  type: 'run-started', kind, run_id: 'r', directory: '/runs/r', tasks, episodes, recorded: 0, agent: kind === 'check' ? 'check' : 'reference', fault_profile: kind === 'check' ? 'check' : 'none', seed: 1,
+});
 
 test('a task is decided when all its trials finished: passed only if every trial passed', () => {
   const tracker = new RunOutcomeTracker('run');
-  tracker.onEvent({ type: 'run-started', run_id: 'r', tasks: ['a', 'b'], episodes: 4, agent: 'reference', fault_profile: 'none', seed: 1 });
+  tracker.onEvent(runStarted(['a', 'b'], 4));
   assert.deepEqual(tracker.onEvent(started('a')).started, ['a']);
   assert.deepEqual(tracker.onEvent(started('a', 1)).started, []);
   assert.deepEqual(tracker.onEvent(finished(result('a', 0, 'passed'))).finished, []);
   const a = tracker.onEvent(finished(result('a', 1, 'passed'))).finished;
   assert.deepEqual(a.map((o) => [o.taskId, o.state, o.durationMs]), [['a', 'passed', 200]]);
-  tracker.onEvent(finished(result('b', 0, 'passed')));
-  const b = tracker.onEvent(finished(result('b', 1, 'failed', { agent_error: 'gave up' }))).finished;
-  assert.equal(b[0]!.state, 'failed');
-  assert.match(b[0]!.message!, /Agent error: gave up/);
+  tracker.onEvent(finished(result('b', 0, 'failed')));
+  const b = tracker.onEvent(finished(result('b', 1, 'agent_error', { error: { kind: 'agent', code: 'agent-exit', message: 'gave up' } }))).finished;
+  assert.equal(b[0]!.state, 'errored', 'an agent that broke is an error, not a failure');
+  assert.match(b[0]!.message!, /Agent error \(.*trial 1\): agent-exit: gave up/);
   assert.deepEqual(tracker.finish('ended'), []);
 });
 
 test('an infrastructure error is retried by the runner: errored only when nothing scored arrives', () => {
   const tracker = new RunOutcomeTracker('run');
   tracker.expect(['a', 'b', 'c']);
-  tracker.onEvent({ type: 'run-started', run_id: 'r', tasks: ['a', 'b', 'c'], episodes: 3, agent: 'reference', fault_profile: 'none', seed: 1 });
-  assert.deepEqual(tracker.onEvent(finished(result('a', 0, 'infra_error', { infra_error: 'crash' }))).finished, []);
+  tracker.onEvent(runStarted(['a', 'b', 'c'], 3));
+  assert.deepEqual(tracker.onEvent(finished(result('a', 0, 'infra_error', { error: { kind: 'infra', code: 'server-exited', message: 'crash' } }))).finished, []);
   assert.equal(tracker.onEvent(finished(result('a', 0, 'passed', { attempt: 2 }))).finished[0]!.state, 'passed');
   tracker.onEvent(started('b'));
-  tracker.onEvent(finished(result('b', 0, 'infra_error', { infra_error: 'server died' })));
+  tracker.onEvent(finished(result('b', 0, 'infra_error', { error: { kind: 'infra', code: 'server-exited', message: 'server died' } })));
   const rest = tracker.finish('the CLI exited');
   assert.deepEqual(rest.map((o) => [o.taskId, o.state]), [['b', 'errored'], ['c', 'skipped']]);
   assert.match(rest[0]!.message!, /server died/);
@@ -42,15 +45,15 @@ test('an infrastructure error is retried by the runner: errored only when nothin
 test('check: the verdict per task comes from run-finished checks, with problems and coverage', () => {
   const tracker = new RunOutcomeTracker('check');
   tracker.expect(['a', 'b']);
-  tracker.onEvent({ type: 'run-started', run_id: 'c', tasks: ['a', 'b'], episodes: 12, agent: 'check', fault_profile: 'check', seed: 1 });
+  tracker.onEvent(runStarted(['a', 'b'], 12, 'check'));
   assert.deepEqual(tracker.onEvent(finished(result('a', 0, 'passed'))).finished, []);
   const coverage = { paths: { covered: 1, total: 2 }, leaves: { covered: 1, total: 2 }, items: [] };
   const update = tracker.onEvent({
-    type: 'run-finished', run_id: 'c', directory: '/runs/c',
-    scores: { checks: [
-      { task_id: 'a', file: '/t/a.json', ok: true, problems: [], coverage, faults: {} },
-      { task_id: 'b', file: '/t/b.json', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
-    ] },
+    type: 'run-finished', kind: 'check', run_id: 'c', directory: '/runs/c', interrupted: false,
+    checks: [
+      { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} },
+      { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
+    ],
   });
   assert.deepEqual(update.finished.map((o) => [o.taskId, o.state]), [['a', 'passed'], ['b', 'failed']]);
   assert.match(update.finished[1]!.message!, /- counterexample 1 passes\nCoverage: 1\/2 solution paths, 1\/2 leaves witnessed/);

@@ -33,20 +33,24 @@ test('the verdict tree shows every node with its value, indented under its paren
 });
 
 const result = (over: Partial<EpisodeResult>): EpisodeResult => ({
-  task_id: 't', trial: 0, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h',
+  work_unit: '0'.repeat(64), task_id: 't', trial: 0, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h',
   agent: 'reference', seed: 1, status: 'failed', passed: false, category: 'single-tool', namespaces: ['filesystem'], max_steps: 6,
   tool_calls: 2, unlisted_calls: 0, errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 10, attempt: 1, ...over,
 });
 
-test('a failure message has the agent error and the verdict tree', () => {
-  const message = episodeMessage(result({ verdict, agent_error: 'model refused' }));
+test('a failure message has the verdict tree', () => {
+  const message = episodeMessage(result({ verdict }));
   assert.match(message, /^Failed \(reference:0, faults none, trial 0\): 2\/6 tool calls/);
-  assert.match(message, /Agent error: model refused/);
   assert.match(message, /Predicate:\n✗ all = false\n {2}✓ filesystem\.fileExists/);
 });
 
+test('an agent error says whose, with its code, exit code and stderr tail', () => {
+  const message = episodeMessage(result({ status: 'agent_error', error: { kind: 'agent', code: 'agent-exit', message: 'command agent exited with code 3', exited: true, exit_code: 3, signal: null, stderr_tail: 'boom' } }));
+  assert.match(message, /^Agent error \(reference:0, faults none, trial 0\): agent-exit: command agent exited with code 3\nexit code 3\nLast lines of its stderr:\nboom/);
+});
+
 test('an infrastructure error says so, with the attempt', () => {
-  assert.match(episodeMessage(result({ status: 'infra_error', infra_error: 'server crashed', attempt: 2 })), /^Infrastructure error \(.*attempt 2\): server crashed/);
+  assert.match(episodeMessage(result({ status: 'infra_error', error: { kind: 'infra', code: 'server-exited', message: 'server crashed' }, attempt: 2 })), /^Infrastructure error \(.*attempt 2\): server-exited: server crashed/);
 });
 
 test('a faulted call is marked', () => {

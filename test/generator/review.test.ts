@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../server/src/cli/main.ts';
@@ -132,6 +132,25 @@ test('setDecision records the decision with its reason, reviewer and time in the
   assert.throws(() => setDecision(dir, 'travel-cheapest-flight-v1', 'accept', '   '), /needs a reason/);
   assert.throws(() => setDecision(dir, 'nope', 'accept', 'fine'), /no candidate nope/);
   assert.throws(() => setDecision(dir, 'travel-cheapest-flight-v1', 'maybe' as 'accept', 'fine'), /accept or reject/);
+});
+
+test('review decide killed between writing batch.json and its rename leaves the old manifest; the same command then records the decision', () => {
+  const dir = makeBatch([{ task: variant('Ann', 1) }]);
+  const before = readFileSync(join(dir, 'batch.json'), 'utf8');
+  const original = fs.renameSync;
+  const failing = mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+    if (String(to).endsWith('batch.json')) throw new Error('killed between write and rename');
+    return original(from, to);
+  });
+  try {
+    assert.throws(() => setDecision(dir, 'travel-cheapest-flight-v1', 'accept', 'natural goal'), /killed between write and rename/);
+  } finally {
+    failing.mock.restore();
+  }
+  assert.equal(readFileSync(join(dir, 'batch.json'), 'utf8'), before, 'the old manifest, whole');
+  assert.deepEqual(readdirSync(dir).filter((name) => name.startsWith('batch.json')), ['batch.json'], 'no temporary file left');
+  setDecision(dir, 'travel-cheapest-flight-v1', 'accept', 'natural goal');
+  assert.equal(readBatch(dir).manifest.candidates[0]!.review?.decision, 'accepted');
 });
 
 test('acceptBatch moves accepted candidates with their provenance and refuses everything unreviewed or unfit', () => {

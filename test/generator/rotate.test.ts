@@ -1,8 +1,8 @@
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createAjv } from '../../server/src/tasks/ajv.ts';
 import { canonicalHash } from '../../server/src/tasks/hash.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
@@ -225,4 +225,60 @@ test('schemas/set.schema.json is what the zod schema emits, and both accept and 
   const verdicts = samples.map((s) => [Boolean(validate(s)), SetManifestSchema.safeParse(s).success]);
   assert.deepEqual(verdicts.map(([json, zod]) => json === zod), samples.map(() => true));
   assert.deepEqual(verdicts.map(([json]) => json), [true, true, false, false, false, false, false, false]);
+});
+
+/** Every file under `dir` (relative path → text), for comparing two folders' outcomes. */
+function contents(dir: string): Record<string, string> {
+  if (!existsSync(dir)) return {};
+  return Object.fromEntries(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name))
+      .sort()
+      .map((path) => [relative(dir, path), readFileSync(path, 'utf8')]),
+  );
+}
+
+test('a rotation killed between any write and its rename leaves whole files, and the same command run again finishes the job', () => {
+  const batch = makeReplacementBatch();
+  const options = (set: string) => ({ set, month: '2026-12', share: 0.25, seed: 42, replacements: [batch] });
+  const outcome = (set: string) => ({ set: contents(set), history: contents(join(set, '..', 'historical')) });
+
+  // The uninterrupted rotation, and how many atomic renames it makes.
+  const reference = makeSet();
+  let renames = 0;
+  const original = fs.renameSync;
+  const counting = mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => (renames++, original(from, to)));
+  try {
+    rotate(options(reference));
+  } finally {
+    counting.mock.restore();
+  }
+  const expected = outcome(reference);
+  assert.ok(renames >= 13, `every file is renamed into place (${renames})`);
+
+  for (let kill = 1; kill <= renames; kill++) {
+    const set = makeSet();
+    const before = readFileSync(join(set, 'set.json'), 'utf8');
+    let n = 0;
+    const failing = mock.method(fs, 'renameSync', (from: fs.PathLike, to: fs.PathLike) => {
+      if (++n === kill) throw new Error('killed between write and rename');
+      return original(from, to);
+    });
+    try {
+      assert.throws(() => rotate(options(set)), /killed between write and rename/);
+    } finally {
+      failing.mock.restore();
+    }
+    // Whatever was interrupted, set.json is the old one or the new one, whole, and describes files that exist.
+    const manifest = readSetManifest(set);
+    assert.ok(readFileSync(join(set, 'set.json'), 'utf8') === before || manifest.month === '2026-12', `kill ${kill}: old or new set.json`);
+    for (const entry of manifest.tasks) assert.ok(existsSync(join(set, entry.file)), `kill ${kill}: ${entry.file} is there`);
+    // The same command finishes the rotation as if nothing had happened.
+    rotate(options(set));
+    assert.deepEqual(outcome(set), expected, `kill ${kill}: rerun finishes the same rotation`);
+    // And once more: a finished rotation rerun by the same command is a no-op, not an error.
+    rotate(options(set));
+    assert.deepEqual(outcome(set), expected, `kill ${kill}: a third run changes nothing`);
+  }
 });

@@ -342,6 +342,12 @@ test('StaleData: writes and reads with no earlier result are not faulted; otherw
       ['ok', undefined],
       ['fault', { type: 'StaleData', executed: false, detail: 'replayed the result of call 0' }],
     ]);
+    // Every call had StaleData decided; only the last could be delivered. The trace says both.
+    assert.deepEqual(gateway.calls().map((c) => [c.decided, c.fault?.type]), [
+      ['StaleData', undefined],
+      ['StaleData', undefined],
+      ['StaleData', 'StaleData'],
+    ]);
   });
 });
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../server/src/generator/perturb.ts';
 import { readTaskSources, seal } from '../../server/src/generator/seal.ts';
-import { readEpisodes } from '../../server/src/runner/journal.ts';
+import { openRun } from '../../server/src/runner/store.ts';
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
@@ -47,7 +47,7 @@ function strayServers(marker: string): string[] {
   return found;
 }
 
-test('SIGKILL mid-run, then --resume: every episode recorded exactly once', { timeout: 300_000 }, async () => {
+test('SIGKILL mid-run, a damaged line, then --resume: every episode recorded exactly once, the damage quarantined, leftover sandboxes removed', { timeout: 300_000 }, async () => {
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-kill-'));
   const out = join(work, 'runs');
   const taskDirs = ['calendar', 'travel', 'shop'].map((ns) => join(tasks, ns));
@@ -66,12 +66,25 @@ test('SIGKILL mid-run, then --resume: every episode recorded exactly once', { ti
     child.on('exit', () => resolve());
   });
   const folder = runFolder(out);
-  const before = readEpisodes(folder).results;
+  const before = [...openRun(folder).episodes];
   assert.ok(before.length >= 3 && before.length < 18, `killed mid-run (${before.length} recorded)`);
+  // A damaged line in the middle of the journal (a disk error, a bad edit): resume must keep what follows it.
+  const journal = readFileSync(join(folder, 'episodes.jsonl'), 'utf8').split('\n');
+  journal.splice(1, 0, '{"work_unit": "damaged');
+  writeFileSync(join(folder, 'episodes.jsonl'), journal.join('\n'));
+  // A sandbox folder the killed run left in the temporary folder (as an episode in flight does).
+  const runId = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')).run_id as string;
+  const leftover = join(tmpdir(), `mcpbench-${runId}-Xy12Z9`);
+  mkdirSync(join(leftover, 'travel'), { recursive: true });
 
   const resumed = run(['run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], work);
   assert.equal(resumed.status, 0, resumed.stderr);
-  const after = readEpisodes(folder).results.filter((r) => r.status !== 'infra_error');
+  assert.match(resumed.stderr, /\d damaged line\(s\) of .*episodes\.jsonl moved to the quarantine file/);
+  assert.match(resumed.stderr, /removed \d+ sandbox folder\(s\) the interrupted run left behind/);
+  assert.ok(!existsSync(leftover), 'leftover sandboxes are removed');
+  assert.deepEqual(readdirSync(tmpdir()).filter((name) => name.startsWith(`mcpbench-${runId}-`)), [], 'and none of the resumed run remain');
+  assert.ok(readFileSync(join(folder, 'episodes.quarantine.jsonl'), 'utf8').startsWith('{"work_unit": "damaged\n'), 'the damaged line, as it was');
+  const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.trial}`);
   assert.equal(ids.length, 18, '9 tasks x 2 trials');
   assert.equal(new Set(ids).size, 18, 'no episode counted twice');
@@ -96,7 +109,7 @@ test('Ctrl-C stops the run cleanly and leaves no server process behind', { timeo
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(strayServers(sandboxMarker), []);
   const folder = runFolder(out);
-  for (const r of readEpisodes(folder).results) assert.ok(['passed', 'failed'].includes(r.status), 'no half-recorded episode');
+  for (const r of [...openRun(folder).episodes]) assert.ok(['passed', 'failed'].includes(r.status), 'no half-recorded episode');
 });
 
 test('the same seed gives the same trace; jsonl events tell the whole run', { timeout: 120_000 }, () => {
@@ -114,7 +127,7 @@ test('the same seed gives the same trace; jsonl events tell the whole run', { ti
     assert.equal(finished.length, 3);
     const calls = events.filter((e) => e.type === 'call').length;
     assert.equal(calls, finished.reduce((n, e) => n + e.result.calls.length, 0), 'one call event per recorded call');
-    const results = readEpisodes(runFolder(out)).results.sort((a, b) => a.task_id.localeCompare(b.task_id));
+    const results = [...openRun(runFolder(out)).episodes].sort((a, b) => a.task_id.localeCompare(b.task_id));
     traces.push(JSON.stringify(results.map((r: EpisodeResult) => [r.task_id, r.status, r.calls.map((c) => [c.tool, c.status, c.fault?.type, c.arguments, c.result])])));
   }
   assert.equal(traces[0], traces[1]);
@@ -165,7 +178,7 @@ test('run --perturb none,light,medium,heavy: the seed fixes every goal, the refe
     const result = run(['run', ...sets, '--perturb', LEVELS.join(','), '--seed', '5', '--out', out, '--reporter', 'jsonl', '--sandbox', 'process'], work);
     assert.equal(result.status, 0, result.stderr);
     const folder = runFolder(out);
-    const results = readEpisodes(folder).results;
+    const results = [...openRun(folder).episodes];
     assert.equal(results.length, byFile.size * LEVELS.length, 'every task once per level');
     for (const r of results) {
       assert.equal(r.status, 'passed', `${r.task_id} at ${r.perturbation}: end-state equivalence, the predicate still holds`);
@@ -245,7 +258,7 @@ test('--paraphrase sends heavy goals through an OpenAI-compatible endpoint; a pa
     const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
     assert.deepEqual(config.paraphrase, { baseUrl: server.baseUrl, model: 'local-paraphraser' });
     assert.doesNotMatch(readFileSync(join(folder, 'run.json'), 'utf8'), /k-paraphrase/, 'the key is never recorded');
-    const results = readEpisodes(folder).results;
+    const results = [...openRun(folder).episodes];
     assert.equal(results.length, 4);
     for (const r of results) assert.equal(r.status, 'passed', `${r.task_id} ${r.perturbation}`);
     const heavy = (id: string) => results.find((r) => r.task_id === id && r.perturbation === 'heavy')!;
@@ -317,7 +330,7 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
     child.on('exit', () => resolve());
   });
   const folder = readdirSync(out).filter((f) => f.startsWith('run-')).map((f) => join(out, f))[0]!;
-  const before = readEpisodes(folder).results;
+  const before = [...openRun(folder).episodes];
   assert.ok(before.length >= 3 && before.length < 12, `killed mid-run (${before.length} recorded)`);
   const config = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8'));
   assert.ok(config.task_files.every((f: string) => f.startsWith(`${sealedFile}#tasks/`)), 'the journal names tasks inside the sealed set');
@@ -326,7 +339,7 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
   assert.equal(noKey.status, 2, 'resuming needs the key too');
   const resumed = spawnSync(process.execPath, [cli, 'run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], { cwd: work, encoding: 'utf8', env: withKey, timeout: 240_000 });
   assert.equal(resumed.status, 0, resumed.stderr);
-  const after = readEpisodes(folder).results.filter((r) => r.status !== 'infra_error');
+  const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.perturbation}|${r.trial}`);
   assert.equal(ids.length, 12, '6 tasks x 2 levels');
   assert.equal(new Set(ids).size, 12, 'no episode counted twice');
@@ -338,4 +351,47 @@ test('run and check read a sealed set in memory; a wrong or missing key is a usa
 
   // The tasks were never written out in plain text: no file of the work folder holds a task body.
   for (const key of ['"initial_state"', '"reference_solutions"', '"counterexamples"', '"available_tools"']) assert.deepEqual(filesHolding(work, key), [], key);
+});
+
+// ---- Errors are visible -------------------------------------------------------------------------------
+
+test('an agent that crashes and an endpoint that answers garbage are agent errors in every report, never failures', { timeout: 180_000 }, async () => {
+  const work = mkdtempSync(join(tmpdir(), 'mcpbench-agent-errors-'));
+  const task = join(tasks, 'travel', 'travel-confirm-held-001.json');
+  const { createServer } = await import('node:http');
+  const garbage = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not an answer</html>'));
+  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(garbage.address() as { port: number }).port}/agent`;
+  try {
+    const cases = [
+      { args: ['--agent', 'command', '--agent-command', "echo 'Traceback: KeyError boom' >&2; exit 3"], code: 'agent-exit', message: 'command agent exited with code 3', junit: /exit code 3, the process had exited[\s\S]*Traceback: KeyError boom/ },
+      { args: ['--agent', 'endpoint', '--endpoint', url], code: 'agent-response', message: `endpoint agent: ${url} answered HTTP 200 with a body that is not JSON`, junit: /HTTP 200/ },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const out = join(work, `runs${i}`);
+      const result = await runAsync(['run', task, ...c.args, '--out', out, '--sandbox', 'process'], work);
+      assert.equal(result.status, 0, result.stderr);
+      // The CLI summary counts it apart and names the most frequent message.
+      assert.match(result.stdout, /Outcomes: 0 passed, 0 failed, 1 agent error, 0 infrastructure errors/);
+      assert.match(result.stdout, new RegExp(`most frequent errors:\\n +1x agent ${c.code}: ${c.message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+      const folder = runFolder(out);
+      const [record] = openRun(folder).episodes;
+      assert.equal(record!.status, 'agent_error');
+      assert.equal(record!.error?.code, c.code);
+      // junit: an <error> of type agent_error, no <failure>.
+      const junit = readFileSync(join(folder, 'junit.xml'), 'utf8');
+      assert.match(junit, /<testsuites [^>]*tests="1" failures="0" errors="1"/);
+      assert.match(junit, new RegExp(`<error message="agent error: ${c.code}: [^"]*" type="agent_error">`));
+      assert.match(junit, c.junit);
+      assert.doesNotMatch(junit, /<failure/);
+      // report.json: the outcome and the reason per episode.
+      const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
+      assert.equal(report.episodes[0].status, 'agent_error');
+      assert.match(report.episodes[0].reason, new RegExp(`^${c.code}: `));
+      assert.equal(report.scores.episodes.agent_errors, 1);
+      assert.match(readFileSync(join(folder, 'report.html'), 'utf8'), /<option value="agent_error">agent error<\/option>/);
+    }
+  } finally {
+    garbage.close();
+  }
 });

@@ -4,8 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { latestByWorkUnit, workUnitKey } from '../../server/src/runner/store.ts';
 import type { CallRecord, EpisodeResult, FaultType } from '../../server/src/runner/types.ts';
-import { bootstrapRatio, computeScores, latestByKey, passHatK, quantile, seededRandom } from '../../server/src/scoring/metrics.ts';
+import { bootstrapRatio, computeScores, passHatK, quantile, seededRandom } from '../../server/src/scoring/metrics.ts';
 
 let counter = 0;
 
@@ -16,16 +17,17 @@ function episode(fields: Partial<EpisodeResult> & { task_id: string }): EpisodeR
   const calls: CallRecord[] =
     fields.calls ??
     Array.from({ length: toolCalls }, (_, index) => ({ index, tool: 'fs_read', qualified: 'fs.read', arguments: {}, status: 'ok' as const, result: {}, latency_ms: 1 }));
-  return {
+  const status = fields.status ?? (passed ? 'passed' : 'failed');
+  const record: Omit<EpisodeResult, 'work_unit'> = {
     run_id: 'r1',
-    task_hash: 'h',
+    // One hash per task, as a real run has: the work unit hashes it.
+    task_hash: `hash-${fields.task_id}`,
     agent: 'test',
     seed: 1,
     trial: counter++,
     variant: 'agent',
     fault_profile: 'none',
     perturbation: '0',
-    status: passed ? 'passed' : 'failed',
     category: 'single-tool',
     namespaces: ['fs'],
     max_steps: 10,
@@ -35,11 +37,15 @@ function episode(fields: Partial<EpisodeResult> & { task_id: string }): EpisodeR
     started_at: '2026-01-01T00:00:00.000Z',
     duration_ms: 5,
     attempt: 1,
+    ...(status === 'infra_error' ? { error: { kind: 'infra' as const, code: 'server-exited', message: 'the server exited' } } : {}),
+    ...(status === 'agent_error' ? { error: { kind: 'agent' as const, code: 'agent-exit', message: 'the agent exited with code 1' } } : {}),
     ...fields,
+    status,
     passed,
     tool_calls: toolCalls,
     calls,
   };
+  return { work_unit: workUnitKey(record), ...record };
 }
 
 const faultCall = (index: number, type: FaultType): CallRecord => ({
@@ -119,13 +125,13 @@ test('success rate, infra errors left out of every score and counted separately'
     episode({ task_id: 'a', trial: 1, passed: false }),
     episode({ task_id: 'b', trial: 0, passed: true }),
     // An infra error on its own key: never scored.
-    episode({ task_id: 'c', trial: 0, status: 'infra_error', passed: false, unlisted_calls: 5, tool_calls: 0, calls: [], infra_error: 'server would not start', category: 'recovery', errors_seen: 3 }),
+    episode({ task_id: 'c', trial: 0, status: 'infra_error', passed: false, unlisted_calls: 5, tool_calls: 0, calls: [], error: { kind: 'infra', code: 'server-start', message: 'server would not start' }, category: 'recovery', errors_seen: 3 }),
     // An infra error retried into a pass: the key counts once, as passed.
     episode({ task_id: 'b', trial: 1, status: 'infra_error', passed: false, attempt: 1 }),
     episode({ task_id: 'b', trial: 1, passed: true, attempt: 2 }),
   ];
   const scores = computeScores(results, { resamples: 100 });
-  assert.deepEqual(scores.episodes, { records: 6, scored: 4, passed: 3, failed: 1, infra_errors: 2, infra_unresolved: 1 });
+  assert.deepEqual(scores.episodes, { records: 6, scored: 4, passed: 3, failed: 1, agent_errors: 0, infra_errors: 2, infra_unresolved: 1 });
   assert.equal(scores.tasks, 2, 'task c has no scored episode');
   assert.equal(scores.success_rate.numerator, 3);
   assert.equal(scores.success_rate.denominator, 4);
@@ -137,11 +143,32 @@ test('success rate, infra errors left out of every score and counted separately'
   assert.deepEqual(scores.by_namespace.map((b) => [b.key, b.attempted, b.passed]), [['fs', 4, 3]]);
 });
 
-test('a later infra error never replaces a scored result of the same key', () => {
+test('a later infra error never replaces a scored result of the same work unit', () => {
   const pass = episode({ task_id: 'a', trial: 0, passed: true });
   const infra = episode({ task_id: 'a', trial: 0, status: 'infra_error', passed: false, attempt: 2 });
-  assert.deepEqual(latestByKey([pass, infra]), [pass]);
-  assert.deepEqual(latestByKey([infra, pass]), [pass]);
+  assert.equal(pass.work_unit, infra.work_unit);
+  assert.deepEqual(latestByWorkUnit([pass, infra]), [pass]);
+  assert.deepEqual(latestByWorkUnit([infra, pass]), [pass]);
+});
+
+test('an agent error is scored as not passed and counted on its own; the most frequent errors are listed', () => {
+  const results = [
+    episode({ task_id: 'a', trial: 0, passed: true }),
+    episode({ task_id: 'a', trial: 1, passed: false }),
+    episode({ task_id: 'b', trial: 0, status: 'agent_error', passed: false }),
+    episode({ task_id: 'b', trial: 1, status: 'agent_error', passed: false }),
+    episode({ task_id: 'c', trial: 0, status: 'agent_error', passed: false, error: { kind: 'agent', code: 'agent-timeout', message: 'the agent did not finish within 5 s' } }),
+    episode({ task_id: 'd', trial: 0, status: 'infra_error', passed: false }),
+  ];
+  const scores = computeScores(results, { resamples: 10 });
+  // Scored: a0 a1 b0 b1 c0 (d0 is infra). Passed 1 of 5: an agent that breaks gains nothing by breaking.
+  assert.deepEqual(scores.episodes, { records: 6, scored: 5, passed: 1, failed: 1, agent_errors: 3, infra_errors: 1, infra_unresolved: 1 });
+  assert.deepEqual([scores.success_rate.numerator, scores.success_rate.denominator], [1, 5]);
+  assert.deepEqual(scores.errors, [
+    { kind: 'agent', code: 'agent-exit', message: 'the agent exited with code 1', count: 2 },
+    { kind: 'agent', code: 'agent-timeout', message: 'the agent did not finish within 5 s', count: 1 },
+    { kind: 'infra', code: 'server-exited', message: 'the server exited', count: 1 },
+  ]);
 });
 
 test('tool-call efficiency over passed episodes only; hallucinated-tool rate over all calls', () => {
@@ -233,9 +260,24 @@ test('fault outcomes: calls injected, and the share of episodes with that fault 
   ];
   const { fault_outcomes } = computeScores(results, { resamples: 10 });
   assert.deepEqual(fault_outcomes, [
-    { type: 'TransientTimeout', recoverable: true, calls_injected: 3, episodes: 2, passed: 1, pass_rate: 0.5 },
-    { type: 'SchemaDrift', recoverable: false, calls_injected: 2, episodes: 2, passed: 0, pass_rate: 0 },
+    { type: 'TransientTimeout', recoverable: true, decided: 0, delivered: 0, calls_injected: 3, episodes: 2, passed: 1, pass_rate: 0.5 },
+    { type: 'SchemaDrift', recoverable: false, decided: 0, delivered: 0, calls_injected: 2, episodes: 2, passed: 0, pass_rate: 0 },
   ]);
+});
+
+test('faults decided vs delivered: a decision that could not be delivered is counted as decided only', () => {
+  const ok = (index: number, decided?: FaultType): CallRecord => ({ index, tool: 'fs_read', arguments: {}, status: 'ok', result: {}, latency_ms: 1, ...(decided ? { decided } : {}) });
+  const results = [
+    // StaleData decided on a first read (nothing to replay): delivered as a plain call. Twice.
+    episode({ task_id: 'a', passed: true, calls: [ok(0, 'StaleData'), ok(1)] }),
+    episode({ task_id: 'b', passed: true, calls: [ok(0, 'StaleData')] }),
+    // SchemaDrift decided twice, delivered once (the other result had no field to rename).
+    episode({ task_id: 'c', passed: false, calls: [{ ...faultCall(0, 'SchemaDrift'), decided: 'SchemaDrift' }, ok(1, 'SchemaDrift')] }),
+    // A rate-limit window carries SoftRateLimit to a later call that had no decision of its own.
+    episode({ task_id: 'd', passed: true, calls: [{ ...faultCall(0, 'SoftRateLimit'), decided: 'SoftRateLimit' }, faultCall(1, 'SoftRateLimit'), ok(2)] }),
+  ];
+  const byType = Object.fromEntries(computeScores(results, { resamples: 10 }).fault_outcomes.map((f) => [f.type, [f.decided, f.delivered, f.calls_injected, f.episodes]]));
+  assert.deepEqual(byType, { StaleData: [2, 0, 0, 0], SchemaDrift: [2, 1, 1, 1], SoftRateLimit: [1, 1, 2, 1] });
 });
 
 test('bootstrap: percentile interval over tasks, seeded, independent of journal order', () => {

@@ -1,7 +1,8 @@
 /**
- * `mcpbench report` over a synthetic run directory (hand-written episode results, a torn last journal line):
- * report.json, junit.xml (escaping included) and report.html, the last opened in headless Chromium: every
- * plot drawn, the trace viewer expands an episode, no request leaves the page, a screenshot saved.
+ * `mcpbench report` over a synthetic run directory (hand-written episode records of all four outcomes, a torn
+ * last journal line): report.json (scores, each episode's outcome and reason), junit.xml (failures and
+ * errors apart, escaping included) and report.html, the last opened in headless Chromium: every plot drawn,
+ * the outcome filter, the trace viewer expands an episode, no request leaves the page, a screenshot saved.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,20 +11,28 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
+import { openRun, RUN_RECORD_VERSION, workUnitKey, type RunRecord } from '../../server/src/runner/store.ts';
 import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
-import { readJournal, readRun, renderJunit, verdictText, writeReport, xmlEscape, type ReportJson, type RunConfig } from '../../server/src/scoring/report.ts';
+import { renderJunit, verdictText, writeReport, xmlEscape, type ReportJson } from '../../server/src/scoring/report.ts';
 
 const CHROMIUM = process.env.MCPBENCH_CHROMIUM ?? '/usr/bin/chromium';
 
-const config: RunConfig = {
+const config: RunRecord = {
+  version: RUN_RECORD_VERSION,
+  kind: 'run',
   run_id: 'run-2026-05-01-test',
   agent: 'reference',
+  agent_options: {},
   fault_profile: 'light',
   seed: 7,
-  tasks: ['fs-move', 'gh-merge', 'sup-refund', 'sup-retry'],
+  task_files: [],
+  tasks: ['fs-move', 'gh-merge', 'sup-refund', 'sup-retry', 'sup-crash'],
   created_at: '2026-05-01T10:00:00.000Z',
+  perturbations: ['0', '1'],
   trials: 2,
+  concurrency: 1,
+  sandbox: 'process',
 };
 
 const HOSTILE = `<script>window.__xss = 1</script><img src="http://example.com/x.png" onerror="fetch('http://example.com/leak')"> & ]]> "q" 'a'`;
@@ -50,9 +59,9 @@ function call(index: number, tool: string, extra: Partial<CallRecord> = {}): Cal
 }
 
 function episode(fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'task_id' | 'trial' | 'passed'>): EpisodeResult {
-  return {
+  const record: Omit<EpisodeResult, 'work_unit'> = {
     run_id: config.run_id,
-    task_hash: 'abc',
+    task_hash: `hash-${fields.task_id}`,
     agent: 'reference',
     seed: 7,
     variant: 'reference:0',
@@ -73,6 +82,7 @@ function episode(fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'task_id' 
     verdict: fields.passed ? passedVerdict : failedVerdict,
     ...fields,
   };
+  return { work_unit: workUnitKey(record), ...record };
 }
 
 const results: EpisodeResult[] = [
@@ -120,7 +130,7 @@ const results: EpisodeResult[] = [
     calls: [],
     tool_calls: 0,
     verdict: undefined,
-    infra_error: 'server exited with code 1\nstderr: <boom> & "quotes"',
+    error: { kind: 'infra', code: 'server-exited', message: 'support call refund failed (the server exited)', namespace: 'support', exited: true, stderr_tail: '<boom> & "quotes"' },
   }),
   episode({
     task_id: 'sup-retry',
@@ -133,6 +143,16 @@ const results: EpisodeResult[] = [
     errors_seen: 1,
     tool_calls: 2,
     calls: [call(0, 'support_refund', { status: 'fault', fault: { type: 'SoftRateLimit', executed: false, detail: 'retry-after 1 s' } }), call(1, 'support_refund')],
+  }),
+  episode({
+    task_id: 'sup-crash',
+    trial: 0,
+    passed: false,
+    status: 'agent_error',
+    namespaces: ['support'],
+    calls: [],
+    tool_calls: 0,
+    error: { kind: 'agent', code: 'agent-exit', message: 'command agent exited with code 3', exited: true, exit_code: 3, signal: null, stderr_tail: 'Traceback: <KeyError>' },
   }),
 ];
 
@@ -152,27 +172,15 @@ function runDirectory(): string {
   return dir;
 }
 
-test('the journal: a torn last line is skipped with a warning, a damaged middle line is reported as damage', () => {
+test('the report reads through the run store: the torn last line is reported, never read', () => {
   const dir = runDirectory();
-  const run = readRun(dir);
-  assert.equal(run.results.length, 6);
+  const run = openRun(dir);
+  assert.equal(run.episodes.length, 7);
   assert.deepEqual(run.config, config);
   assert.equal(run.warnings.length, 1);
-  assert.match(run.warnings[0]!, /episodes\.jsonl:7: skipped a torn last line/);
-
-  const damaged = join(dir, 'damaged.jsonl');
-  writeFileSync(damaged, `${JSON.stringify(results[0])}\n{"oops"\n${JSON.stringify(results[1])}\n\n`);
-  const journal = readJournal(damaged);
-  assert.equal(journal.results.length, 2);
-  assert.equal(journal.warnings.length, 1);
-  assert.match(journal.warnings[0]!, /damaged\.jsonl:2: .*the journal is damaged/);
-});
-
-test('run.json: missing or malformed is a clear error', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpbench-report-'));
-  assert.throws(() => readRun(dir), /run\.json not found/);
-  writeFileSync(join(dir, 'run.json'), JSON.stringify({ run_id: 'x', agent: 'noop', fault_profile: 'none', created_at: 'now', seed: '1' }));
-  assert.throws(() => readRun(dir), /seed must be a number; tasks must be an array of strings/);
+  assert.match(run.warnings[0]!, /episodes\.jsonl:8: skipped: a torn last line/);
+  const output = writeReport(dir, { scoring: { resamples: 10 } });
+  assert.deepEqual(output.warnings, run.warnings, 'the report says what the store said');
 });
 
 test('verdict tree as indented text, each node with its value', () => {
@@ -213,16 +221,16 @@ function assertWellFormedish(xml: string) {
   assert.deepEqual(stack, [], 'every element closed');
 }
 
-test('junit.xml: one suite per namespace, one case per task x trial x variant, verdict trees as failures, infra errors as errors', () => {
+test('junit.xml: one suite per namespace, one case per work unit, verdict trees as failures, agent and infra errors as errors', () => {
   const xml = renderJunit(config, results);
   assertWellFormedish(xml);
   const suites = [...xml.matchAll(/<testsuite name="([^"]+)" tests="(\d+)" failures="(\d+)" errors="(\d+)"/g)].map((m) => m.slice(1));
   assert.deepEqual(suites, [
     ['chat+github', '2', '1', '0'],
     ['filesystem', '2', '1', '0'],
-    ['support', '2', '0', '1'],
+    ['support', '3', '0', '2'],
   ]);
-  assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="mcpbench run-2026-05-01-test" tests="6" failures="2" errors="1" time="9.000">/);
+  assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="mcpbench run-2026-05-01-test" tests="7" failures="2" errors="2" time="10.500">/);
   assert.ok(xml.includes('<testcase classname="filesystem.fs-move" name="fs-move [trial 1] [reference:0] [faults none] [perturbation 0]" time="1.500">'));
   // The failure body: the verdict tree, escaped, with the undecided leaf's control character replaced.
   const failure = [
@@ -239,25 +247,45 @@ test('junit.xml: one suite per namespace, one case per task x trial x variant, v
   assert.ok(xml.includes('<failure message="step budget exceeded (6 calls, max_steps 6)" type="budget_exceeded">'));
   assert.ok(
     xml.includes(
-      '<error message="infrastructure error (not counted as an agent failure)" type="infra_error">server exited with code 1\nstderr: &lt;boom&gt; &amp; &quot;quotes&quot;</error>',
+      '<error message="infrastructure error (not counted as an agent failure): server-exited: support call refund failed (the server exited)" type="infra_error">' +
+        'support call refund failed (the server exited)\nnamespace support, the process had exited\n\n--- last lines of its stderr ---\n&lt;boom&gt; &amp; &quot;quotes&quot;</error>',
+    ),
+  );
+  // An agent that broke is an <error> of its own type, never a <failure> with "success predicate false".
+  assert.ok(
+    xml.includes(
+      '<error message="agent error: agent-exit: command agent exited with code 3" type="agent_error">command agent exited with code 3\nexit code 3, the process had exited\n\n--- last lines of its stderr ---\nTraceback: &lt;KeyError&gt;\n\nall = false',
     ),
   );
   assert.ok(!xml.includes('<script>') && !xml.includes('<boom>'));
-  assert.equal((xml.match(/<testcase /g) ?? []).length, 6);
+  assert.equal((xml.match(/<testcase /g) ?? []).length, 7);
 });
 
-test('report.json: scores and config; the bootstrap follows the run seed', () => {
+test('report.json: scores, config, and the outcome and reason of each episode; the bootstrap follows the run seed', () => {
   const dir = runDirectory();
   const output = writeReport(dir, { scoring: { resamples: 200 } });
   const report = JSON.parse(readFileSync(output.files.json, 'utf8')) as ReportJson;
   assert.deepEqual(report.run, config);
   assert.deepEqual(report.scores, computeScores(results, { seed: 7, resamples: 200 }));
   assert.equal(report.warnings.length, 1);
-  // 5 scored episodes (the infra error is left out), 3 passed.
-  assert.deepEqual(report.scores.episodes, { records: 6, scored: 5, passed: 3, failed: 2, infra_errors: 1, infra_unresolved: 1 });
-  assert.equal(report.scores.success_rate.value, 0.6);
+  // 6 scored episodes (the infra error is left out), 3 passed, 2 failed, 1 agent error.
+  assert.deepEqual(report.scores.episodes, { records: 7, scored: 6, passed: 3, failed: 2, agent_errors: 1, infra_errors: 1, infra_unresolved: 1 });
+  assert.equal(report.scores.success_rate.value, 0.5);
   assert.deepEqual(report.scores.recovery_rate, { value: 1, numerator: 1, denominator: 1 });
-  assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, readRun(dir).results));
+  assert.deepEqual(
+    report.episodes.map((e) => [e.task_id, e.trial, e.status, e.reason]),
+    [
+      ['fs-move', 0, 'passed', ''],
+      ['fs-move', 1, 'failed', 'success predicate false'],
+      ['gh-merge', 0, 'passed', ''],
+      ['gh-merge', 1, 'failed', 'budget exceeded: 6 calls, max_steps 6'],
+      ['sup-refund', 0, 'infra_error', 'server-exited: support call refund failed (the server exited)'],
+      ['sup-retry', 0, 'passed', ''],
+      ['sup-crash', 0, 'agent_error', 'agent-exit: command agent exited with code 3'],
+    ],
+  );
+  assert.equal(report.episodes[6]!.error?.exit_code, 3);
+  assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, [...openRun(dir).episodes]));
   // A second report of the same run is byte for byte the same.
   const again = writeReport(dir, { scoring: { resamples: 200 } });
   assert.equal(readFileSync(again.files.json, 'utf8'), readFileSync(output.files.json, 'utf8'));
@@ -321,7 +349,20 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
 
     // The trace viewer: the failed fs-move trial expands into its calls, fault marked, and its verdict tree.
     const episodes = page.locator('details.episode');
-    assert.equal(await episodes.count(), 6);
+    assert.equal(await episodes.count(), 7);
+    // The outcome filter: errors apart from failures, each with its reason on the summary line.
+    const visible = () => page.locator('details.episode:not([hidden])');
+    await page.selectOption('#filter-status', 'agent_error');
+    assert.equal(await visible().count(), 1);
+    assert.match(await visible().locator('summary').innerText(), /agent error[\s\S]*sup-crash[\s\S]*agent-exit: command agent exited with code 3/);
+    await page.selectOption('#filter-status', 'error');
+    assert.equal(await visible().count(), 2);
+    await page.selectOption('#filter-status', 'failed');
+    assert.equal(await visible().count(), 2);
+    await page.selectOption('#filter-status', '');
+    assert.equal(await visible().count(), 7);
+    assert.match(await page.locator('#faults').innerText(), /fault type\s+decided\s+delivered/);
+    assert.match(await page.locator('#errors').innerText(), /agent-exit\s+command agent exited with code 3/);
     const target = episodes.filter({ hasText: 'fs-move' }).filter({ hasText: 'trial 1' });
     assert.equal(await target.locator('table.calls').count(), 0, 'collapsed until clicked');
     await target.locator('summary').click();

@@ -110,7 +110,7 @@ async function generateCommand(file: string, flags: GenerateFlags, io: GenerateI
       }
     };
     try {
-      const outcome = await checkBatch(directory, { registry, seed: flags.seed, concurrency: flags.concurrency, backend, version: packageJson.version, signal: controller.signal, onEvent });
+      const outcome = await checkBatch(directory, { registry, cwd: io.cwd, seed: flags.seed, concurrency: flags.concurrency, backend, version: packageJson.version, signal: controller.signal, onEvent });
       if (process.stderr.isTTY && flags.format === 'text') io.stderr('\n');
       interrupted = outcome.interrupted;
       checksOk = outcome.checks.every((c) => c.ok);

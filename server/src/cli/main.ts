@@ -3,7 +3,11 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { doctor } from './doctor.ts';
-import { checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
+import { AGENT_OPTION_FLAGS, checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
+import { AgentOptionsError, agentNames } from '../runner/agents/registry.ts';
+import { SessionError } from '../runner/session.ts';
+import { RunStoreError } from '../runner/store.ts';
+import { SealError } from '../generator/seal.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import { FaultProfileError } from '../runner/faults.ts';
 import { SANDBOX_BACKENDS, SandboxUnavailableError, type SandboxBackend } from '../runner/sandbox.ts';
@@ -118,11 +122,12 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .argument('[paths...]', 'task files or folders', ['tasks'])
     .addOption(new Option('-f, --format <format>', 'output format (markdown is tasks/README.md)').choices(['text', 'markdown', 'json']).default('text'))
     .option('--title <title>', 'the Markdown heading', 'The public dev set')
-    .action((paths: string[], options: { format: 'text' | 'markdown' | 'json'; title: string }) => {
+    .action(async (paths: string[], options: { format: 'text' | 'markdown' | 'json'; title: string }) => {
+      const registry = await loadRegistry();
       const traits = collectTaskFiles(paths).map((path) => {
         const parsed = TaskSchema.safeParse(JSON.parse(readText(path)));
         if (!parsed.success) throw new ExitError(`${path}: not a valid task (run mcpbench lint ${path})`, EXIT_FINDINGS);
-        return taskTraits(parsed.data);
+        return taskTraits(parsed.data, registry);
       });
       const c = composition(traits);
       io.stdout(options.format === 'json' ? JSON.stringify(c, null, 2) + '\n' : options.format === 'markdown' ? compositionMarkdown(c, options.title) : compositionText(c));
@@ -152,7 +157,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .command('run')
     .description('Run tasks with an agent through the gateway, under faults and goal perturbations, and score them (default: ./tasks).')
     .argument('[tasks...]', 'task files, folders or sealed sets (*.sealed.json, opened in memory with MCPBENCH_SET_KEY)')
-    .addOption(new Option('--agent <agent>', 'the agent').choices(['reference', 'noop', 'command', 'endpoint', 'openai']).default('reference'))
+    .addOption(new Option('--agent <agent>', 'the agent').choices(agentNames()).default('reference'))
     .option('--agent-command <command>', 'for --agent command: the program to run (gets MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ...)')
     .option('--endpoint <url>', 'for --agent endpoint: the URL tasks are POSTed to')
     .option('--model <model>', 'for --agent openai: the model (or MCPBENCH_OPENAI_MODEL)')
@@ -266,7 +271,12 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       for (const d of error.diagnostics) io.stderr(`${d.uri}:${d.start.line + 1}:${d.start.character + 1} ${d.severity} ${d.code} ${d.message}\n`);
       return EXIT_FINDINGS;
     }
-    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SandboxUnavailableError) {
+    if (error instanceof AgentOptionsError) {
+      const flag = error.option ? AGENT_OPTION_FLAGS[error.option] : undefined;
+      io.stderr(`mcpbench: ${error.message}${flag ? ` (set it with ${flag})` : ''}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError || error instanceof SandboxUnavailableError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -1,28 +1,19 @@
 /**
- * `mcpbench run`, `check` and `report`: argv onto the runner. Progress goes to stderr (a bar on a terminal,
- * a line per episode otherwise); `--reporter jsonl` writes one RunEvent per line on stdout for the editor.
+ * `mcpbench run`, `check` and `report`: argv onto a run session (runner/session.ts) and its events onto a
+ * reporter. Progress goes to stderr (a bar on a terminal, a line per episode otherwise); `--reporter jsonl`
+ * writes one RunEvent per line on stdout for the editor.
  */
-import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Registry } from '../mcp/registry.ts';
-import { computeScores, type Scores } from '../scoring/metrics.ts';
+import type { Scores } from '../scoring/metrics.ts';
 import { writeReport } from '../scoring/report.ts';
-import { isPerturbationLevel, paraphrasedGoal, PERTURBATION_LEVELS, shownGoal, type ParaphraseEndpoint, type PerturbationLevel, type ShownGoal } from '../generator/perturb.ts';
-import { keyFromEnvironment, readTaskSources, SealError } from '../generator/seal.ts';
-import type { Task } from '../tasks/model.ts';
-import type { Agent } from '../runner/agents/agent.ts';
-import { createCommandAgent } from '../runner/agents/command.ts';
-import { createEndpointAgent } from '../runner/agents/endpoint.ts';
-import { createOpenAIAgent, openAIOptionsFromEnv } from '../runner/agents/openai.ts';
-import { createReferenceAgent, noopAgent } from '../runner/agents/reference.ts';
-import { planCheck, runCheck, type TaskCheck } from '../runner/check.ts';
-import { loadFaultProfile } from '../runner/faults.ts';
-import { Journal, type RunConfig } from '../runner/journal.ts';
-import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from '../runner/run.ts';
+import { isPerturbationLevel, PERTURBATION_LEVELS, type PerturbationLevel } from '../generator/perturb.ts';
+import type { TaskCheck } from '../runner/check.ts';
 import { chooseBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
-import type { EpisodeSpec } from '../runner/episode.ts';
-import type { EpisodeResult, RunEvent } from '../runner/types.ts';
+import { startRun, type SessionOptions } from '../runner/session.ts';
+import { outcomeReason } from '../runner/store.ts';
+import type { RunEvent, RunFinished } from '../runner/types.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -56,11 +47,7 @@ export interface RunFlags {
   report: boolean;
 }
 
-/** The paraphrase endpoint of a run as run.json records it (never the API key). */
-interface ParaphraseConfig {
-  baseUrl: string;
-  model: string;
-}
+export class UsageError extends Error {}
 
 /** `--perturb none,light,medium`: the levels, in the order given, each once. */
 export function parsePerturbation(value: string): PerturbationLevel[] {
@@ -77,9 +64,10 @@ const nonEmpty = (value: string | undefined) => (value && value.trim() ? value.t
 /**
  * Where paraphrases come from: --paraphrase-base-url / --paraphrase-model, else MCPBENCH_PARAPHRASE_BASE_URL /
  * MCPBENCH_PARAPHRASE_MODEL, else the openai agent's endpoint and model (--base-url, --model,
- * MCPBENCH_OPENAI_BASE_URL, MCPBENCH_OPENAI_MODEL). The key: MCPBENCH_PARAPHRASE_API_KEY, else OPENAI_API_KEY.
+ * MCPBENCH_OPENAI_BASE_URL, MCPBENCH_OPENAI_MODEL). The key (read by the session): MCPBENCH_PARAPHRASE_API_KEY,
+ * else OPENAI_API_KEY.
  */
-function paraphraseConfig(flags: RunFlags, levels: readonly PerturbationLevel[], env: NodeJS.ProcessEnv): ParaphraseConfig | undefined {
+function paraphraseConfig(flags: RunFlags, levels: readonly PerturbationLevel[], env: NodeJS.ProcessEnv): { baseUrl: string; model: string } | undefined {
   if (!flags.paraphrase) {
     if (flags.paraphraseBaseUrl || flags.paraphraseModel) throw new UsageError('--paraphrase-base-url and --paraphrase-model take effect with --paraphrase');
     return undefined;
@@ -92,75 +80,61 @@ function paraphraseConfig(flags: RunFlags, levels: readonly PerturbationLevel[],
   return { baseUrl, model };
 }
 
-function paraphraseEndpoint(config: ParaphraseConfig, env: NodeJS.ProcessEnv): ParaphraseEndpoint {
-  const apiKey = nonEmpty(env.MCPBENCH_PARAPHRASE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
-  return { ...config, ...(apiKey ? { apiKey } : {}) };
-}
+/** The flag that sets each agent option (agents/registry.ts names the options). */
+export const AGENT_OPTION_FLAGS: Record<string, string> = { retry: '--retry', command: '--agent-command', url: '--endpoint', model: '--model', baseUrl: '--base-url' };
 
-export function newRunId(prefix = 'run'): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
-  return `${prefix}-${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-function createAgent(flags: Pick<RunFlags, 'agent' | 'agentCommand' | 'endpoint' | 'model' | 'baseUrl' | 'retry'>): Agent {
+/** The options of `--agent <name>` from its flags: each agent reads only its own. */
+function agentOptions(flags: RunFlags): Record<string, unknown> {
   switch (flags.agent) {
     case 'reference':
-      return createReferenceAgent({ retry: flags.retry });
-    case 'noop':
-      return noopAgent;
+      return { retry: Boolean(flags.retry) };
     case 'command':
-      if (!flags.agentCommand) throw new UsageError('--agent command needs --agent-command "<program and arguments>"');
-      return createCommandAgent({ command: flags.agentCommand });
+      return { command: flags.agentCommand };
     case 'endpoint':
-      if (!flags.endpoint) throw new UsageError('--agent endpoint needs --endpoint <url>');
-      return createEndpointAgent({ url: flags.endpoint });
-    case 'openai': {
-      const overrides: { model?: string; baseUrl?: string } = {};
-      if (flags.model) overrides.model = flags.model;
-      if (flags.baseUrl) overrides.baseUrl = flags.baseUrl;
-      try {
-        return createOpenAIAgent(openAIOptionsFromEnv(process.env, overrides));
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
-    }
+      return { url: flags.endpoint };
+    case 'openai':
+      return { model: flags.model, baseUrl: flags.baseUrl };
     default:
-      throw new UsageError(`unknown agent ${flags.agent}: use reference, noop, command, endpoint or openai`);
+      return {};
   }
 }
 
-export class UsageError extends Error {}
+/** A progress reporter for a run or check, made when the session says how many episodes there are. */
+interface Reporter {
+  onEvent(event: RunEvent): void;
+  finish(): void;
+}
 
-/** Progress on stderr, events on stdout; returns the onEvent callback and a `finish` to close the bar. */
-function reporterFor(io: CliIo, kind: RunFlags['reporter'], total: number) {
-  if (kind === 'jsonl') return { onEvent: (event: RunEvent) => io.stdout(JSON.stringify(event) + '\n'), finish: () => undefined };
+function progressReporter(io: CliIo, kind: RunFlags['reporter'], started: Extract<RunEvent, { type: 'run-started' }>): Reporter {
+  const total = started.episodes;
   if (kind === 'none') return { onEvent: () => undefined, finish: () => undefined };
+  const counts = { passed: 0, failed: 0, agent: 0, infra: 0 };
+  const count = (status: string) => {
+    if (status === 'passed') counts.passed++;
+    else if (status === 'failed') counts.failed++;
+    else if (status === 'agent_error') counts.agent++;
+    else counts.infra++;
+  };
   if (io.isTTY) {
-    const bar = new SingleBar({ format: 'episodes [{bar}] {value}/{total} | passed {passed} | failed {failed} | infra {infra} | {eta_formatted} left', hideCursor: true, stream: process.stderr });
-    let passed = 0;
-    let failed = 0;
-    let infra = 0;
-    bar.start(total, 0, { passed, failed, infra });
+    const bar = new SingleBar({ format: 'episodes [{bar}] {value}/{total} | passed {passed} | failed {failed} | agent errors {agent} | infra {infra} | {eta_formatted} left', hideCursor: true, stream: process.stderr });
+    bar.start(total, started.recorded, counts);
     return {
-      onEvent: (event: RunEvent) => {
+      onEvent: (event) => {
         if (event.type !== 'episode-finished') return;
-        const r = event.result;
-        if (r.status === 'passed') passed++;
-        else if (r.status === 'failed') failed++;
-        else infra++;
-        if (r.status === 'infra_error') bar.update({ passed, failed, infra });
-        else bar.increment({ passed, failed, infra });
+        count(event.result.status);
+        if (event.result.status === 'infra_error') bar.update(counts);
+        else bar.increment(counts);
       },
       finish: () => bar.stop(),
     };
   }
-  let n = 0;
+  let n = started.recorded;
   return {
-    onEvent: (event: RunEvent) => {
+    onEvent: (event) => {
       if (event.type !== 'episode-finished') return;
       const r = event.result;
       if (r.status !== 'infra_error') n++;
-      const detail = r.status === 'infra_error' ? ` (attempt ${r.attempt}: ${r.infra_error?.split('\n')[0]})` : '';
+      const detail = r.error ? ` (${r.status === 'infra_error' ? `attempt ${r.attempt}: ` : ''}${outcomeReason(r)})` : '';
       const perturbation = r.perturbation === 'none' ? '' : ` perturb=${r.perturbation}`;
       io.stderr(`[${n}/${total}] ${r.status.padEnd(11)} ${r.task_id} ${r.variant} faults=${r.fault_profile}${perturbation} trial=${r.trial}${detail}\n`);
     },
@@ -183,13 +157,78 @@ function interruptSignal(io: CliIo): { signal: AbortSignal; dispose: () => void 
   return { signal: controller.signal, dispose: () => (process.off('SIGINT', sigint), process.off('SIGTERM', sigterm)) };
 }
 
+/**
+ * Runs a session with a reporter: jsonl events on stdout, or progress and notices on stderr. Returns how
+ * the session finished.
+ */
+async function runWithReporter(options: SessionOptions, io: CliIo, kind: RunFlags['reporter']): Promise<RunFinished> {
+  const interrupt = interruptSignal(io);
+  let reporter: Reporter | undefined;
+  let finished: RunFinished | undefined;
+  try {
+    for await (const event of startRun({ ...options, signal: interrupt.signal })) {
+      if (kind === 'jsonl') io.stdout(`${JSON.stringify(event)}\n`);
+      if (event.type === 'run-started') {
+        reporter = progressReporter(io, kind, event);
+        if (event.recorded && kind !== 'jsonl') io.stderr(`resuming ${event.run_id}: ${event.recorded} of ${event.episodes} episodes already recorded\n`);
+      } else if (event.type === 'notice') {
+        if (kind !== 'jsonl') io.stderr(`${event.level === 'warning' ? 'warning: ' : ''}${event.message}\n`);
+      } else if (event.type === 'run-finished') finished = event;
+      else reporter?.onEvent(event);
+    }
+  } finally {
+    reporter?.finish();
+    interrupt.dispose();
+  }
+  if (!finished) throw new Error('the run ended without run-finished');
+  return finished;
+}
+
+export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
+  const backend = chooseBackend(flags.sandbox);
+  if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
+  const common = { registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env };
+  let options: SessionOptions;
+  if (flags.resume) options = { ...common, mode: 'resume', directory: flags.resume, report: flags.report };
+  else {
+    const levels = parsePerturbation(flags.perturb);
+    const paraphrase = paraphraseConfig(flags, levels, process.env);
+    options = {
+      ...common,
+      mode: 'run',
+      tasks: paths.length ? paths : ['tasks'],
+      out: flags.out,
+      agent: flags.agent,
+      agentOptions: agentOptions(flags),
+      faults: flags.faults,
+      ...(flags.faultRate !== undefined ? { faultRate: flags.faultRate } : {}),
+      perturbations: levels,
+      ...(paraphrase ? { paraphrase } : {}),
+      trials: flags.trials,
+      seed: flags.seed,
+      report: flags.report,
+    };
+  }
+  const finished = await runWithReporter(options, io, flags.reporter);
+  if (finished.kind === 'check') {
+    // A resumed check.
+    if (flags.reporter !== 'jsonl') io.stdout(formatCheck(finished.checks, io.cwd));
+    return finished.interrupted ? 130 : finished.checks.every((c) => c.ok) ? 0 : 1;
+  }
+  if (flags.reporter !== 'jsonl') {
+    if (finished.report) io.stderr(`report: ${finished.report.html}\n`);
+    io.stdout(formatScores(finished.scores) + `results: ${finished.directory}\n`);
+  }
+  return finished.interrupted ? 130 : 0;
+}
+
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '   -  ' : `${(v * 100).toFixed(1).padStart(5)}%`);
 const ci = (i: { low: number; high: number } | null | undefined) => (i ? ` [${(i.low * 100).toFixed(1)}, ${(i.high * 100).toFixed(1)}]` : '');
 
 export function formatScores(scores: Scores): string {
   const lines = [
     '',
-    `Scores (${scores.tasks} tasks, ${scores.episodes.scored} episodes scored, ${scores.episodes.infra_errors} infra errors${scores.episodes.infra_unresolved ? `, ${scores.episodes.infra_unresolved} unresolved` : ''})`,
+    `Scores (${scores.tasks} tasks, ${scores.episodes.scored} episodes scored; infrastructure errors are not scored)`,
     `  success rate            ${pct(scores.success_rate.value)}${ci(scores.success_rate.ci)}  (${scores.success_rate.numerator}/${scores.success_rate.denominator})`,
     `  tool-call efficiency    ${scores.tool_call_efficiency.value === null ? '   -  ' : scores.tool_call_efficiency.value.toFixed(3).padStart(6)}   (tool calls / max_steps over passed; lower is better)`,
     `  hallucinated-tool rate  ${pct(scores.hallucinated_tool_rate.value)}  (${scores.hallucinated_tool_rate.numerator}/${scores.hallucinated_tool_rate.denominator} calls)`,
@@ -225,144 +264,27 @@ export function formatScores(scores: Scores): string {
     lines.push('  by category:');
     for (const b of scores.by_category) lines.push(`    ${b.key.padEnd(20)} ${pct(b.success_rate)}  (${b.passed}/${b.attempted})`);
   }
+  const faults = scores.fault_outcomes.filter((f) => f.decided > 0);
+  if (faults.length) {
+    lines.push('  faults (decided by the profile / delivered to the agent):');
+    for (const f of faults) lines.push(`    ${f.type.padEnd(20)} ${String(f.decided).padStart(5)} / ${String(f.delivered).padEnd(5)}${f.delivered < f.decided ? `  (${f.decided - f.delivered} could not be delivered)` : ''}`);
+  }
+  lines.push(...formatOutcomes(scores));
   return lines.join('\n') + '\n';
 }
 
-/**
- * The tasks of files, folders and sealed sets (`*.sealed.json`, and `x.sealed.json#tasks/a.json` entries as a
- * journal records them): a sealed set is decrypted in memory with MCPBENCH_SET_KEY and never written out.
- * A missing or wrong key is a usage error.
- */
-function loadSet(paths: string[], registry: Registry): LoadedTask[] {
-  let sources: { file: string; text: string }[];
-  try {
-    sources = readTaskSources(paths, () => keyFromEnvironment());
-  } catch (error) {
-    if (error instanceof SealError) throw new UsageError(error.message);
-    throw error;
+/** The three outcomes apart, and the most frequent error messages. */
+export function formatOutcomes(scores: Scores): string[] {
+  const e = scores.episodes;
+  const retried = e.infra_errors - e.infra_unresolved;
+  const lines = [
+    `Outcomes: ${e.passed} passed, ${e.failed} failed, ${e.agent_errors} agent error${e.agent_errors === 1 ? '' : 's'}, ${e.infra_unresolved} infrastructure error${e.infra_unresolved === 1 ? '' : 's'}${retried > 0 ? ` (${retried} infrastructure failure${retried === 1 ? '' : 's'} retried)` : ''}`,
+  ];
+  if (scores.errors.length) {
+    lines.push('  most frequent errors:');
+    for (const x of scores.errors.slice(0, 5)) lines.push(`    ${String(x.count).padStart(4)}x ${x.kind === 'agent' ? 'agent' : 'infra'} ${x.code}: ${x.message}`);
   }
-  return loadTaskSources(sources, registry);
-}
-
-/**
- * Replaces the goals of the episodes still to run at a paraphrasing level with their paraphrase, asking the
- * endpoint once per (task, level, trial) (the variants of one trial share it). Episodes already in the journal
- * keep the goal they were run with.
- */
-async function paraphraseGoals(specs: EpisodeSpec[], endpoint: ParaphraseEndpoint, seed: number, io: CliIo, reporter: RunFlags['reporter']): Promise<void> {
-  const cache = new Map<string, Promise<ShownGoal>>();
-  let asked = 0;
-  const refused: string[] = [];
-  for (const spec of specs) {
-    const level = spec.key.perturbation as PerturbationLevel;
-    const id = JSON.stringify([spec.task.id, level, spec.key.trial]);
-    let shown = cache.get(id);
-    if (!shown) {
-      shown = paraphrasedGoal(spec.task as Task, level, seed, spec.key.trial, endpoint);
-      cache.set(id, shown);
-      const result = await shown;
-      if (result.perturbed?.paraphrase) {
-        asked++;
-        if (!result.perturbed.paraphrase.paraphrased) refused.push(`${spec.task.id} trial ${spec.key.trial}: ${result.perturbed.paraphrase.error}`);
-      }
-    }
-    const { goal, perturbed } = await shown;
-    spec.goal = goal;
-    if (perturbed) spec.perturbed = perturbed;
-  }
-  if (asked && reporter !== 'jsonl') {
-    io.stderr(`paraphrase (${endpoint.model}): ${asked - refused.length} of ${asked} heavy goal(s) paraphrased${refused.length ? '; the deterministic goal was kept for:' : ''}\n`);
-    for (const line of refused) io.stderr(`  ${line}\n`);
-  }
-}
-
-export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
-  const backend = chooseBackend(flags.sandbox);
-  if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
-  let journal: Journal;
-  let tasks: LoadedTask[];
-  let config: RunConfig;
-  let levels: PerturbationLevel[];
-  let paraphrase: ParaphraseConfig | undefined;
-  if (flags.resume) {
-    try {
-      journal = Journal.resume(resolve(io.cwd, flags.resume));
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    config = journal.config;
-    tasks = loadSet(config.task_files, registry);
-    Object.assign(flags, { agent: config.agent, faults: config.fault_profile, trials: config.trials, seed: config.seed, perturb: config.perturbation, retry: config.retry }, config.agent_options ?? {});
-    levels = parsePerturbation(config.perturbation);
-    paraphrase = config.paraphrase as ParaphraseConfig | undefined;
-  } else {
-    levels = parsePerturbation(flags.perturb);
-    paraphrase = paraphraseConfig(flags, levels, process.env);
-    tasks = loadSet(paths.length ? paths : ['tasks'], registry);
-    const runId = newRunId();
-    config = {
-      run_id: runId,
-      created_at: new Date().toISOString(),
-      task_files: tasks.map((t) => t.file),
-      tasks: tasks.map((t) => t.task.id),
-      agent: flags.agent,
-      agent_options: { agentCommand: flags.agentCommand, endpoint: flags.endpoint, model: flags.model, baseUrl: flags.baseUrl, faultRate: flags.faultRate },
-      fault_profile: flags.faults,
-      perturbation: levels.join(','),
-      perturbations: levels,
-      ...(paraphrase ? { paraphrase } : {}),
-      trials: flags.trials,
-      seed: flags.seed,
-      concurrency: flags.concurrency,
-      sandbox: backend,
-      retry: Boolean(flags.retry),
-      version,
-    } as RunConfig;
-    journal = Journal.create(join(resolve(io.cwd, flags.out), runId), config);
-  }
-  const profile = loadFaultProfile(flags.faults, io.cwd, flags.faultRate === undefined ? {} : { rate: flags.faultRate });
-  const agent = createAgent(flags);
-  // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and
-  // the fault decisions (seed, task, trial, call) are the same at every level, so levels differ in the goal only.
-  const specs = planRun(tasks, {
-    agent,
-    variants: () => [flags.agent === 'reference' ? 'reference:0' : agent.name],
-    trials: flags.trials,
-    profile,
-    perturbation: levels,
-    goal: (task, trial, level) => shownGoal(task, level as PerturbationLevel, flags.seed, trial),
-  });
-  if (paraphrase) await paraphraseGoals(pendingSpecs(specs, journal), paraphraseEndpoint(paraphrase, process.env), flags.seed, io, flags.reporter);
-  const already = journal.results().filter((r) => r.status !== 'infra_error').length;
-  const reporter = reporterFor(io, flags.reporter, specs.length);
-  reporter.onEvent({ type: 'run-started', run_id: config.run_id, tasks: config.tasks, episodes: specs.length, agent: agent.name, fault_profile: profile.name, seed: flags.seed });
-  if (already && flags.reporter !== 'jsonl') io.stderr(`resuming ${config.run_id}: ${already} of ${specs.length} episodes already recorded\n`);
-  const interrupt = interruptSignal(io);
-  let outcome: { interrupted: boolean };
-  try {
-    outcome = await executeRun(specs, {
-      journal,
-      concurrency: flags.concurrency,
-      runId: config.run_id,
-      registry,
-      seed: flags.seed,
-      backend,
-      signal: interrupt.signal,
-      onEvent: reporter.onEvent,
-    });
-  } finally {
-    reporter.finish();
-    interrupt.dispose();
-  }
-  const scores = computeScores(journal.results(), { seed: flags.seed });
-  if (flags.report && !outcome.interrupted) {
-    const { files, warnings } = writeReport(journal.directory);
-    for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-    if (flags.reporter !== 'jsonl') io.stderr(`report: ${files.html}\n`);
-  }
-  reporter.onEvent({ type: 'run-finished', run_id: config.run_id, directory: journal.directory, scores });
-  if (flags.reporter !== 'jsonl') io.stdout(formatScores(scores) + `results: ${journal.directory}\n`);
-  return outcome.interrupted ? 130 : 0;
+  return lines;
 }
 
 export interface CheckFlags {
@@ -393,33 +315,15 @@ function formatCheck(checks: TaskCheck[], cwd: string): string {
 export async function checkCommand(paths: string[], flags: CheckFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
   const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
-  const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
-  const runId = newRunId('check');
-  const specs = planCheck(tasks, flags.seed);
-  const reporter = reporterFor(io, flags.reporter, specs.length);
-  const interrupt = interruptSignal(io);
-  let result: Awaited<ReturnType<typeof runCheck>>;
-  try {
-    result = await runCheck(tasks, {
-      directory: join(resolve(io.cwd, flags.out), runId),
-      runId,
-      registry,
-      seed: flags.seed,
-      concurrency: flags.concurrency,
-      backend,
-      version,
-      signal: interrupt.signal,
-      onEvent: reporter.onEvent,
-      specs,
-    });
-  } finally {
-    reporter.finish();
-    interrupt.dispose();
-  }
-  const { checks, journal } = result;
-  reporter.onEvent({ type: 'run-finished', run_id: runId, directory: journal.directory, scores: { checks } });
-  if (flags.reporter !== 'jsonl') io.stdout(flags.format === 'json' ? JSON.stringify({ run: journal.directory, checks }, null, 2) + '\n' : formatCheck(checks, io.cwd));
-  if (result.interrupted) return 130;
+  const finished = await runWithReporter(
+    { mode: 'check', registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env, tasks: paths.length ? paths : ['tasks'], out: flags.out, seed: flags.seed },
+    io,
+    flags.reporter,
+  );
+  if (finished.kind !== 'check') throw new Error('a check session finished as a run');
+  const { checks } = finished;
+  if (flags.reporter !== 'jsonl') io.stdout(flags.format === 'json' ? JSON.stringify({ run: finished.directory, checks }, null, 2) + '\n' : formatCheck(checks, io.cwd));
+  if (finished.interrupted) return 130;
   return checks.every((c) => c.ok) ? 0 : 1;
 }
 
@@ -430,5 +334,3 @@ export function reportCommand(directory: string, io: CliIo): number {
   io.stdout(`report.json: ${files.json}\njunit.xml:   ${files.junit}\nreport.html: ${files.html}\n`);
   return 0;
 }
-
-export type { EpisodeResult };

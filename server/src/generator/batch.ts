@@ -4,10 +4,13 @@
  * `checkBatch` self-tests the candidates with the runner (as `mcpbench check` does) and records each result in
  * the manifest. A batch that already carries review decisions is never overwritten.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCheck, type CheckRunOptions, type TaskCheck } from '../runner/check.ts';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
+import type { TaskCheck } from '../runner/check.ts';
 import { loadTasks } from '../runner/run.ts';
+import { runCheck, type CheckOptions } from '../runner/session.ts';
+import type { RunEvent } from '../runner/types.ts';
 import type { GenerateResult } from './generate.ts';
 import { BatchManifestSchema, type BatchManifest, type Template } from './model.ts';
 
@@ -35,7 +38,7 @@ export function readBatchManifest(directory: string): BatchManifest {
 }
 
 export function writeBatchManifest(directory: string, manifest: BatchManifest): void {
-  writeFileSync(join(directory, BATCH_FILE), JSON.stringify(manifest, null, 2) + '\n');
+  writeJsonAtomicSync(join(directory, BATCH_FILE), manifest);
 }
 
 export interface WriteBatchOptions {
@@ -84,13 +87,13 @@ export function writeBatch(options: WriteBatchOptions): BatchManifest {
       lint: { errors: c.errors, warnings: c.warnings },
     })),
   };
-  for (const c of result.candidates) writeFileSync(join(directory, `${c.task.id}.json`), c.text);
+  for (const c of result.candidates) writeFileAtomicSync(join(directory, `${c.task.id}.json`), c.text);
   writeBatchManifest(directory, manifest);
   return manifest;
 }
 
-/** As for any check run; the batch decides where its journal goes and what it is called. */
-export type CheckBatchOptions = Omit<CheckRunOptions, 'directory' | 'runId' | 'specs'>;
+/** As for any check run; the batch decides where its run folder goes and what it is called. */
+export type CheckBatchOptions = Omit<CheckOptions, 'mode' | 'tasks' | 'directory' | 'out' | 'runId'> & { onEvent?: (event: RunEvent) => void };
 
 /**
  * Runs check on every candidate of the batch (journal in `<batch>/check/`), records `check` per candidate in
@@ -101,7 +104,8 @@ export async function checkBatch(directory: string, options: CheckBatchOptions):
   const tasks = loadTasks(manifest.candidates.map((c) => join(directory, c.file)), options.registry);
   const runDirectory = join(directory, CHECK_RUN_FOLDER);
   rmSync(runDirectory, { recursive: true, force: true });
-  const { checks, interrupted } = await runCheck(tasks, { ...options, directory: runDirectory, runId: `check-${manifest.template.id}-${manifest.seed}` });
+  const { onEvent, ...session } = options;
+  const { checks, interrupted } = await runCheck(tasks, { ...session, directory: runDirectory, runId: `check-${manifest.template.id}-${manifest.seed}` }, onEvent);
   if (interrupted) return { checks, interrupted: true, manifest };
   const byId = new Map(checks.map((c) => [c.task_id, c]));
   for (const candidate of manifest.candidates) {

@@ -25,6 +25,7 @@ import { closest } from '../tasks/suggest.ts';
 import { buildVariant } from './generate.ts';
 import { grammarProblems, unreachableProductions } from './grammar.ts';
 import { ParameterSpec, TemplateSchema, type Template } from './model.ts';
+import { taskNamespaces } from '../tasks/model.ts';
 import { collectPlaceholders, findPlaceholders, type PathTrace, type PlaceholderRef } from './placeholders.ts';
 import { compileTemplate, parameterKind, parameterProblems, sampleVariant, TemplateError, UnsatisfiableError } from './sample.ts';
 
@@ -647,8 +648,7 @@ class TemplateChecker {
       if (error instanceof TemplateError) return place(error);
       throw error;
     }
-    const server: unknown = built.task.server;
-    const used = (Array.isArray(server) ? server : [server]).map(String).sort();
+    const used = taskNamespaces(built.task).sort();
     if (JSON.stringify(used) !== JSON.stringify([...template.namespaces].sort())) {
       this.add('template-namespaces', this.spanAt(['namespaces']), `\`namespaces\` lists ${template.namespaces.join(', ')} but the task's server is ${used.join(', ')}`);
     }

@@ -25,7 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GoalPerturbation } from '../runner/types.ts';
-import type { Task } from '../tasks/model.ts';
+import { taskNamespaces, type Task } from '../tasks/model.ts';
 import { goalValues } from '../tasks/goal-values.ts';
 import generalLexicon from './lexicons/general.json';
 import namespaceLexicons from './lexicons/namespaces.json';
@@ -545,7 +545,7 @@ function insertDistractors(text: string, distractors: readonly string[], random:
 
 // ---- The transform --------------------------------------------------------------------------------------
 
-const namespacesOf = (task: Pick<Task, 'server'>) => (Array.isArray(task.server) ? task.server : [task.server]);
+const namespacesOf = taskNamespaces;
 
 /** The perturbed goal with what was done to it. */
 export function perturbGoalDetailed(task: Task, level: PerturbationLevel, seed: number, trial: number): PerturbedGoal {

@@ -5,13 +5,14 @@
  * task set. Nothing unreviewed, rejected, failing lint or changed since the batch was written enters a set.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import { isAbsolute, join, normalize, relative } from 'node:path';
 import type { Registry } from '../mcp/registry.ts';
 import { collectTaskFiles, readText } from '../tasks/files.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { lintTask } from '../tasks/lint.ts';
-import type { Task } from '../tasks/model.ts';
+import { taskNamespaces, type Task } from '../tasks/model.ts';
 
 export const BATCH_MANIFEST_FILE = 'batch.json';
 
@@ -120,7 +121,7 @@ export function readBatch(batchDir: string): { path: string; manifest: BatchMani
 }
 
 function writeBatch(path: string, manifest: BatchManifest): void {
-  writeFileSync(path, JSON.stringify(manifest, null, 2) + '\n');
+  writeJsonAtomicSync(path, manifest);
 }
 
 /**
@@ -273,7 +274,7 @@ export interface AcceptReport {
   refused: { task_id: string; reason: string }[];
 }
 
-export const primaryNamespace = (task: Pick<Task, 'server'>): string => (Array.isArray(task.server) ? task.server[0]! : task.server);
+export const primaryNamespace = (task: Pick<Task, 'server'>): string => taskNamespaces(task)[0]!;
 
 function idsInFolder(dir: string): Map<string, { file: string; sha256: string }> {
   const ids = new Map<string, { file: string; sha256: string }>();
@@ -317,7 +318,7 @@ export function acceptBatch(batchDir: string, options: AcceptOptions): AcceptRep
     }
     const target = join(options.into, primaryNamespace(task), `${task.id}.json`);
     mkdirSync(join(options.into, primaryNamespace(task)), { recursive: true });
-    writeFileSync(target, text.endsWith('\n') ? text : `${text}\n`);
+    writeFileAtomicSync(target, text.endsWith('\n') ? text : `${text}\n`);
     existing.set(task.id, { file: target, sha256 });
     report.accepted.push({ task_id: task.id, file: target });
   }

@@ -9,15 +9,16 @@
  * history folder defaulting to `<set's parent>/historical/<set name>/`, outside the set (which is sealed)
  * because it is what gets published.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { readText } from '../tasks/files.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { lintTask } from '../tasks/lint.ts';
 import type { Task } from '../tasks/model.ts';
-import { readAttestations, taskFilesIn, type Attestation } from './attest.ts';
+import { readAttestations, taskFilesIn } from './attest.ts';
 import { hashedRandom, seededShuffle } from './perturb.ts';
 import { isBatchFolder, primaryNamespace, reviewedCandidates, type ReviewedTask } from './review.ts';
 
@@ -66,24 +67,27 @@ export function emitSetSchema(): Record<string, unknown> {
 
 export class RotationError extends Error {}
 
-export function readSetManifest(setDir: string): SetManifest {
-  const file = join(setDir, SET_MANIFEST_FILE);
-  if (!existsSync(file)) throw new RotationError(`${setDir}: not a task set (no ${SET_MANIFEST_FILE})`);
+/** A JSON file read against its schema; every problem names the file and the field. */
+function readJsonAs<T>(file: string, schema: z.ZodType<T>, what: string): T {
   let value: unknown;
   try {
     value = JSON.parse(readText(file));
   } catch (error) {
     throw new RotationError(`${file}: ${(error as Error).message}`);
   }
-  const parsed = SetManifestSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new RotationError(`${file}: invalid set manifest: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new RotationError(`${file}: invalid ${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
+export function readSetManifest(setDir: string): SetManifest {
+  const file = join(setDir, SET_MANIFEST_FILE);
+  if (!existsSync(file)) throw new RotationError(`${setDir}: not a task set (no ${SET_MANIFEST_FILE})`);
+  return readJsonAs(file, SetManifestSchema, 'set manifest');
+}
+
 export function writeSetManifest(setDir: string, manifest: SetManifest): void {
-  writeFileSync(join(setDir, SET_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');
+  writeJsonAtomicSync(join(setDir, SET_MANIFEST_FILE), manifest);
 }
 
 /** A set manifest for the task files already in a folder, all added in `month` (to start a set). */
@@ -209,28 +213,69 @@ export interface RotateOptions {
   allowShrink?: boolean;
 }
 
-export interface HistoricalEntry extends Attestation {
-  file: string;
-  namespace: string;
-  category: string;
-  added: string;
+const AttestationSchema = z.object({ task_id: z.string(), sha256: z.string() });
+
+const HistoricalEntrySchema = AttestationSchema.extend({ file: z.string(), namespace: z.string(), category: z.string(), added: z.string() });
+
+export const HistoricalManifestSchema = z.object({
+  kind: z.literal('mcpbench-historical'),
+  /** The tag under which the retired month opens: Historical-YYYY-MM. */
+  tag: z.string(),
+  set: z.string(),
+  month: z.string(),
+  seed: z.number(),
+  share: z.number(),
+  /** The published attestations: every retired task's (task_id, canonical sha256). */
+  attestations: z.array(AttestationSchema),
+  retired: z.array(HistoricalEntrySchema),
+  replacements: z.array(AttestationSchema.extend({ file: z.string(), from: z.string() })),
+  /** Canonical hashes of the set manifest before and after the rotation. */
+  previous_set_sha256: z.string(),
+  set_sha256: z.string(),
+});
+
+export type HistoricalEntry = z.infer<typeof HistoricalEntrySchema>;
+export type HistoricalManifest = z.infer<typeof HistoricalManifestSchema>;
+
+function readHistorical(file: string): HistoricalManifest {
+  return readJsonAs(file, HistoricalManifestSchema, 'Historical manifest');
 }
 
-export interface HistoricalManifest {
-  kind: 'mcpbench-historical';
-  /** The tag under which the retired month opens: Historical-YYYY-MM. */
-  tag: string;
-  set: string;
-  month: string;
-  seed: number;
-  share: number;
-  /** The published attestations: every retired task's (task_id, canonical sha256). */
-  attestations: Attestation[];
-  retired: HistoricalEntry[];
-  replacements: (Attestation & { file: string; from: string })[];
-  /** Canonical hashes of the set manifest before and after the rotation. */
-  previous_set_sha256: string;
-  set_sha256: string;
+/**
+ * A rotation killed after it wrote its Historical manifest: the manifest says exactly what the rotation
+ * decided, so the rest (set.json, removing the retired files from the set) is finished from it. Undefined
+ * when the Historical manifest is of another rotation (the month was rotated before).
+ */
+function finishRotation(options: RotateOptions, manifest: SetManifest, historicalFile: string, retiredDir: string): RotationResult | undefined {
+  const setDir = options.set;
+  const historical = readHistorical(historicalFile);
+  // Only the same command finishes a rotation: another seed or share is another decision.
+  if (historical.seed !== options.seed || historical.share !== options.share || historical.month !== options.month) return undefined;
+  const current = canonicalHash(manifest);
+  let next: SetManifest;
+  if (current === historical.set_sha256) next = manifest;
+  else if (current === historical.previous_set_sha256) {
+    const retiredIds = new Set(historical.retired.map((t) => t.task_id));
+    next = {
+      ...manifest,
+      month: historical.month,
+      tasks: [
+        ...manifest.tasks.filter((t) => !retiredIds.has(t.task_id)),
+        ...historical.replacements.map((r) => ({ task_id: r.task_id, file: r.file, sha256: r.sha256, added: historical.month })),
+      ],
+    };
+    if (canonicalHash(next) !== historical.set_sha256) return undefined;
+    for (const r of historical.replacements) {
+      const path = join(setDir, r.file);
+      if (!existsSync(path) || canonicalHash(JSON.parse(readText(path))) !== r.sha256) throw new RotationError(`${path}: the replacement the interrupted rotation wrote is missing or changed`);
+    }
+    for (const t of historical.retired) {
+      if (!existsSync(join(retiredDir, t.file))) throw new RotationError(`${join(retiredDir, t.file)}: the retired copy the interrupted rotation wrote is missing`);
+    }
+    writeSetManifest(setDir, next);
+  } else return undefined;
+  for (const t of historical.retired) rmSync(join(setDir, t.file), { force: true });
+  return { manifest: next, historical, historicalFile, retiredDir };
 }
 
 export interface RotationResult {
@@ -283,14 +328,21 @@ export function rotate(options: RotateOptions): RotationResult {
   if (!(options.share >= 0 && options.share <= 1)) throw new RotationError(`--share ${options.share}: expected a number from 0 to 1`);
   const setDir = options.set;
   const manifest = readSetManifest(setDir);
-  if (manifest.month && manifest.month >= options.month) {
-    throw new RotationError(`${setDir} was last rotated in ${manifest.month}; a rotation for ${options.month} must come after it`);
-  }
   const historyDir = options.historyDir ?? join(dirname(setDir), 'historical', manifest.name);
   const tag = `Historical-${options.month}`;
   const historicalFile = join(historyDir, `${tag}.json`);
   const retiredDir = join(historyDir, tag);
-  if (existsSync(historicalFile) || existsSync(retiredDir)) throw new RotationError(`${historicalFile} already exists: ${options.month} was rotated before`);
+  if (existsSync(historicalFile)) {
+    // Written last but one: the rotation was decided. Rerunning the command finishes (or confirms) it.
+    const finished = finishRotation(options, manifest, historicalFile, retiredDir);
+    if (finished) return finished;
+  }
+  if (manifest.month && manifest.month >= options.month) {
+    throw new RotationError(`${setDir} was last rotated in ${manifest.month}; a rotation for ${options.month} must come after it`);
+  }
+  if (existsSync(historicalFile)) throw new RotationError(`${historicalFile} already exists: ${options.month} was rotated before`);
+  // Retired copies without a Historical manifest are what a killed rotation left: it is redone from the start.
+  rmSync(retiredDir, { recursive: true, force: true });
 
   // A tampered set must not be rotated: its attestations would publish the tampered tasks.
   const entries = manifest.tasks.map((entry) => {
@@ -327,7 +379,9 @@ export function rotate(options: RotateOptions): RotationResult {
 
   const added = drawn.map((d) => {
     const file = `tasks/${d.namespace}/${d.task_id}.json`;
-    if (existsSync(join(setDir, file))) throw new RotationError(`${join(setDir, file)} already exists`);
+    const path = join(setDir, file);
+    // The same replacement written by a killed run of this rotation is fine; anything else is not ours to overwrite.
+    if (existsSync(path) && readText(path) !== withNewline(d.text)) throw new RotationError(`${path} already exists`);
     return { ...d, file };
   });
   const next: SetManifest = {
@@ -352,20 +406,26 @@ export function rotate(options: RotateOptions): RotationResult {
     set_sha256: canonicalHash(next),
   };
 
-  // Write the new tasks and the history first, then move the retired files, then the manifest last: an
-  // interrupted rotation leaves set.json describing files that are all still there.
+  // Every file is written atomically, in this order: the new tasks and the retired copies, then the Historical
+  // manifest (the decision: from here a rerun finishes the rotation from it), then set.json, then the retired
+  // files leave the set. Killed anywhere, set.json describes files that are all still there, and the same
+  // command run again finishes the job.
   for (const d of added) {
     mkdirSync(dirname(join(setDir, d.file)), { recursive: true });
-    writeFileSync(join(setDir, d.file), d.text.endsWith('\n') ? d.text : `${d.text}\n`);
+    writeFileAtomicSync(join(setDir, d.file), withNewline(d.text));
   }
   for (const t of retired) {
     const destination = join(retiredDir, t.file);
     mkdirSync(dirname(destination), { recursive: true });
-    writeFileSync(destination, readFileSync(join(setDir, t.file)));
+    writeFileAtomicSync(destination, readFileSync(join(setDir, t.file)));
   }
   mkdirSync(historyDir, { recursive: true });
-  writeFileSync(historicalFile, JSON.stringify(historical, null, 2) + '\n');
+  writeJsonAtomicSync(historicalFile, historical);
   writeSetManifest(setDir, next);
   for (const t of retired) rmSync(join(setDir, t.file));
   return { manifest: next, historical, historicalFile, retiredDir };
+}
+
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
 }

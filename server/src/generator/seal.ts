@@ -12,7 +12,8 @@
  *   random 16-byte salt stored in the sealed file.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import { basename, dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import canonicalize from 'canonicalize';
 import { collectTaskFiles, isTaskFileName, readText } from '../tasks/files.ts';
@@ -102,7 +103,7 @@ export function seal(setDir: string, key: SealKey | string, options: { out?: str
   const sealed = sealFiles(files, key, basename(setDir.replace(/[\\/]+$/, '')));
   if (options.out) {
     mkdirSync(dirname(options.out), { recursive: true });
-    writeFileSync(options.out, JSON.stringify(sealed, null, 2) + '\n');
+    writeJsonAtomicSync(options.out, sealed);
   }
   return sealed;
 }
@@ -149,7 +150,7 @@ export function unseal(sealedFile: string, key: SealKey | string, options: { out
     for (const f of files) {
       const target = join(options.out, f.path);
       mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, f.text);
+      writeFileAtomicSync(target, f.text);
     }
   }
   return files;

@@ -156,7 +156,7 @@ function initialStateKeys(site: Site, present: Set<string>): CompletionItem[] {
   const own = new Set(taskNamespaces(site.task));
   return site.registry
     .names()
-    .filter((ns) => !present.has(ns) && ns !== 'answer')
+    .filter((ns) => !present.has(ns) && !site.registry.isVirtual(ns))
     .map((ns) =>
       keyItem(site, ns, '{$1}', {
         kind: CompletionItemKind.Module,
@@ -285,7 +285,7 @@ function enumItems(site: Site, values: unknown[]): CompletionItem[] {
 function namespaceItems(site: Site): CompletionItem[] {
   return site.registry
     .names()
-    .filter((ns) => ns !== 'answer') // checks the final answer; it runs no server
+    .filter((ns) => !site.registry.isVirtual(ns)) // `answer` checks the final answer; it runs no server
     .map((ns) => {
       const info = site.registry.get(ns)!;
       return valueItem(site, ns, ns, { kind: CompletionItemKind.Module, detail: info.server.title, documentation: markdown(info.server.description) });

@@ -7,8 +7,8 @@ import { findNodeAtOffset, getNodePath, type Node } from 'jsonc-parser';
 import type { Range } from 'vscode-languageserver';
 import type { JsonDocument, JsonPath } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
-import { ANSWER_NAMESPACE } from '../tasks/lint.ts';
 import type { Registry } from '../mcp/registry.ts';
+import { taskNamespaces } from '../tasks/model.ts';
 
 export type SolutionKey = 'reference_solutions' | 'counterexamples';
 
@@ -83,18 +83,13 @@ export function valueAt(value: unknown, path: JsonPath): unknown {
   return current;
 }
 
-/** The namespaces a task names in `server` (a string or an array of strings). */
-export function taskNamespaces(task: Record<string, unknown>): string[] {
-  const server = task.server;
-  const names = typeof server === 'string' ? [server] : Array.isArray(server) ? server : [];
-  return names.filter((n): n is string => typeof n === 'string');
-}
+export { taskNamespaces };
 
-/** The namespaces whose predicates fit the task: its own (known ones) plus `answer`; all when it names none. */
+/** The namespaces whose predicates fit the task: its own (known ones) plus the virtual ones (`answer`); all when it names none. */
 export function predicateNamespaces(task: Record<string, unknown>, registry: Registry): string[] {
   const own = taskNamespaces(task).filter((n) => registry.get(n));
   if (own.length === 0) return registry.names();
-  return [...new Set([...own, ANSWER_NAMESPACE])].filter((n) => registry.get(n));
+  return [...new Set([...own, ...registry.virtualNamespaces()])];
 }
 
 export function stringItems(value: unknown): string[] {

@@ -9,7 +9,7 @@ import { Command, type CodeLens } from 'vscode-languageserver';
 import { BATCH_FILE } from '../generator/batch.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import type { JsonDocument } from '../tasks/document.ts';
-import { coverageOf, type CheckRuns } from './check-coverage.ts';
+import type { CheckRuns } from './check-coverage.ts';
 import type { Coverage } from '../predicates/coverage.ts';
 import { objectOf, rangeOf } from './json-context.ts';
 
@@ -20,7 +20,7 @@ export const GENERATE_BATCH_COMMAND = 'mcpbench.generateBatch';
 export const LINT_SAMPLE_COMMAND = 'mcpbench.lintTemplateSample';
 export const OPEN_BATCH_COMMAND = 'mcpbench.reviewBatch';
 
-/** What the coverage lens shows: the check's coverage of the current predicate, or that there is none. */
+/** What the coverage lens shows: the coverage the latest check recorded (checks.json), or that there is none. */
 export interface LensCoverage {
   coverage?: Coverage;
   /** The task changed since the check run (its canonical hash differs). */
@@ -36,9 +36,9 @@ function idLineRange(document: JsonDocument) {
 export function lensCoverage(document: JsonDocument, folder: string | undefined, checkRuns: CheckRuns): LensCoverage {
   const task = objectOf(document);
   const check = typeof task.id === 'string' && folder ? checkRuns.latestFor(folder, task.id) : undefined;
-  // Mid-edit syntax errors: no predicate to cover yet.
+  // Mid-edit syntax errors: no task to compare with the checked version yet.
   if (!check || document.syntaxProblems.length) return {};
-  return { coverage: coverageOf(task.success_predicate, check), stale: canonicalHash(task) !== check.taskHash };
+  return { coverage: check.coverage, stale: canonicalHash(task) !== check.taskHash };
 }
 
 /** The lenses on a task's `id` line: run, run with faults, check, and the coverage. */

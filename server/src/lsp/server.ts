@@ -111,7 +111,7 @@ export function startServer(connection: Connection): void {
     if (canWatchFiles) {
       connection.client
         .register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: '**/*.json' }, { globPattern: '**/runs/check-*/episodes.jsonl' }],
+          watchers: [{ globPattern: '**/*.json' }],
         })
         .catch(log('register file watchers'));
     }
@@ -137,15 +137,15 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onDidChangeWatchedFiles((params) => {
-    let journalChanged = false;
+    let checksChanged = false;
     for (const change of params.changes) {
-      if (change.uri.endsWith('.jsonl')) {
-        journalChanged = true;
+      if (/\/runs\/check-[^/]*\/checks\.json$/.test(change.uri)) {
+        checksChanged = true;
         continue;
       }
       if (change.uri.startsWith('file:')) void ready.then((ok) => ok && workspace?.diskChanged(fileURLToPath(change.uri), change.type === FileChangeType.Deleted));
     }
-    if (journalChanged && canRefreshLenses) connection.sendRequest(CodeLensRefreshRequest.type).catch(log('refresh code lenses'));
+    if (checksChanged && canRefreshLenses) connection.sendRequest(CodeLensRefreshRequest.type).catch(log('refresh code lenses'));
   });
 
   // ---- requests: each one line onto the service

@@ -55,6 +55,19 @@ export class Registry {
   names(): string[] {
     return [...this.namespaces.keys()];
   }
+
+  /**
+   * Whether a namespace runs no server (its file says `implementation.kind: "virtual"`, as `answer` does: it
+   * checks the agent's final text). Such a namespace is never started, seeded or listed in `server`.
+   */
+  isVirtual(namespace: string): boolean {
+    return this.namespaces.get(namespace)?.server.implementation.kind === 'virtual';
+  }
+
+  /** The namespaces that run no server. */
+  virtualNamespaces(): string[] {
+    return this.names().filter((ns) => this.isVirtual(ns));
+  }
 }
 
 export function splitQualified(qualified: string): [string, string | undefined] {

@@ -6,20 +6,23 @@
  * A failure of our infrastructure (a server that will not start, crashes on its own, a snapshot that cannot
  * be read) makes the episode `infra_error`: the caller retries it, and it never counts against the agent.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
-import type { Agent } from './agents/agent.ts';
+import { taskNamespaces } from '../tasks/model.ts';
+import { AgentError, type Agent } from './agents/agent.ts';
+import { describe } from './agents/endpoint.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
-import { startServer, type RunningServer } from './launch.ts';
+import { ServerError, startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { seedNamespace, snapshotNamespace } from './state.ts';
-import type { EpisodeKey, EpisodeResult, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
+import { workUnitKey, type EpisodeError, type EpisodeRecord } from './store.ts';
+import type { EpisodeKey, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
 
 export const DEFAULT_EPISODE_TIMEOUT_S = 300;
 
@@ -50,21 +53,56 @@ export interface EpisodeEnvironment {
 
 export class EpisodeInterrupted extends Error {}
 
+/** The work-unit key of a planned episode under a run seed. */
+export function specWorkUnit(spec: Pick<EpisodeSpec, 'taskHash' | 'key'>, seed: number): string {
+  return workUnitKey({ ...spec.key, task_hash: spec.taskHash, seed });
+}
+
+/** Episode sandboxes live in `<tmp>/mcpbench-<run id>-XXXXXX/`, so a resumed run can find what a killed one left. */
+function sandboxRootPrefix(runId: string): string {
+  return `mcpbench-${runId.replace(/[^A-Za-z0-9_.-]/g, '_')}-`;
+}
+
+/** Removes the sandbox folders a killed run left in the temporary folder; returns how many. */
+export function removeLeftoverSandboxes(runId: string, temporary = tmpdir()): number {
+  const prefix = sandboxRootPrefix(runId);
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(temporary);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length))) continue;
+    rmSync(join(temporary, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
+/** The record of whatever an agent's run threw: its AgentError fields, or its message. */
+function agentErrorRecord(error: unknown): EpisodeError {
+  if (error instanceof AgentError) return error.toRecord();
+  return { kind: 'agent', code: 'agent-exception', message: describe(error) };
+}
+
 /** The namespaces an episode needs servers for: its `server` plus those of every available tool (distractors). */
 export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo[] {
-  const names = new Set(typeof task.server === 'string' ? [task.server] : task.server);
+  const names = new Set(taskNamespaces(task));
   for (const tool of task.available_tools) names.add(tool.slice(0, tool.indexOf('.')));
   return [...names]
     .map((name) => registry.get(name))
     .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
 }
 
-export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeResult> {
+export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeRecord> {
   const { task, key } = spec;
   const started = new Date();
   const t0 = performance.now();
   const emit = (event: RunEvent) => env.onEvent?.(event);
-  const root = mkdtempSync(join(tmpdir(), `mcpbench-${env.runId.slice(0, 24)}-`));
+  const workUnit = specWorkUnit(spec, env.seed);
+  const root = mkdtempSync(join(tmpdir(), sandboxRootPrefix(env.runId)));
   const servers = new Map<string, RunningServer>();
   /** The namespaces whose sandbox was made (and so has a state to read), in the order they were. */
   const launched: NamespaceInfo[] = [];
@@ -72,13 +110,14 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   const lateStarts: Promise<RunningServer>[] = [];
   let gateway: Gateway | undefined;
   const base = {
+    work_unit: workUnit,
     ...key,
     run_id: env.runId,
     task_hash: spec.taskHash,
     agent: spec.agent.name,
     seed: env.seed,
     category: task.category,
-    namespaces: typeof task.server === 'string' ? [task.server] : [...task.server],
+    namespaces: taskNamespaces(task),
     max_steps: task.max_steps,
     started_at: started.toISOString(),
     attempt: 1,
@@ -86,7 +125,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
     ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
   };
-  const infraResult = (message: string): EpisodeResult => ({
+  const infraResult = (error: EpisodeError): EpisodeRecord => ({
     ...base,
     status: 'infra_error',
     passed: false,
@@ -96,17 +135,21 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     budget_exceeded: false,
     calls: gateway?.calls() ?? [],
     duration_ms: performance.now() - t0,
-    infra_error: message,
+    error,
   });
 
-  emit({ type: 'episode-started', run_id: env.runId, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
+  emit({ type: 'episode-started', run_id: env.runId, work_unit: workUnit, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
     const seed = async (info: NamespaceInfo): Promise<string> => {
       const sandbox = join(root, info.namespace);
       mkdirSync(sandbox);
       launched.push(info);
-      await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+      try {
+        await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+      } catch (error) {
+        throw error instanceof ServerError ? error : new ServerError(`could not seed the ${info.namespace} state: ${describe(error)}`, info.namespace, '', 'state-seed');
+      }
       return sandbox;
     };
     const start = async (info: NamespaceInfo, sandbox: string): Promise<RunningServer> => {
@@ -119,7 +162,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     // one of them, if ever; an agent that calls no tools gets seeded sandboxes and no server at all.
     // allSettled, not all: every server that did start is in `servers` before we return, so the finally
     // below stops it even when another one failed.
-    const own = new Set(typeof task.server === 'string' ? [task.server] : task.server);
+    const own = new Set(taskNamespaces(task));
     const started = await Promise.allSettled(
       namespaces
         .filter((info) => own.has(info.namespace))
@@ -129,7 +172,10 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         }),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) return infraResult(`could not start the servers: ${(failed.reason as Error).message}`);
+    if (failed) {
+      const reason: unknown = failed.reason;
+      return infraResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` });
+    }
     const handles = new Map<string, ServerHandle>(servers);
     for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
       let starting: Promise<RunningServer> | undefined;
@@ -150,8 +196,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       servers: handles,
       faults: { profile: spec.profile, seed: env.seed, trial: key.trial, options: env.faultOptions },
       onCall: (call) => {
-        emit({ type: 'call', run_id: env.runId, key, call });
-        if (call.fault) emit({ type: 'fault', run_id: env.runId, key, call_index: call.index, fault: call.fault });
+        emit({ type: 'call', run_id: env.runId, work_unit: workUnit, key, call });
+        if (call.fault) emit({ type: 'fault', run_id: env.runId, work_unit: workUnit, key, call_index: call.index, fault: call.fault });
       },
     });
     const { url } = await gateway.listen();
@@ -163,13 +209,15 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
     let answer: string | undefined;
-    let agentError: string | undefined;
+    let agentError: EpisodeError | undefined;
     try {
       const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal });
       answer = outcome.answer;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      agentError = controller.signal.aborted ? String((controller.signal.reason as Error)?.message ?? controller.signal.reason) : (error as Error).message;
+      agentError = controller.signal.aborted
+        ? { ...agentErrorRecord(error), code: 'agent-timeout', message: `the agent did not finish within ${timeoutMs / 1000} s` }
+        : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
       env.signal?.removeEventListener('abort', onInterrupt);
@@ -177,7 +225,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
 
     await gateway.close();
     const infra = gateway.infraError();
-    if (infra) return infraResult(`a server failed during the episode: ${infra.message}`);
+    if (infra) return infraResult(infra.toRecord());
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);
@@ -187,17 +235,19 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     try {
       for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
     } catch (error) {
-      return infraResult(`could not read the end state: ${(error as Error).message}`);
+      return infraResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` });
     }
 
     const predicate = parsePredicate(task.success_predicate, ['success_predicate']);
     const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer));
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
-    const result: EpisodeResult = {
+    // An agent that broke is an agent error whatever the state says: its episode did not end as the agent's.
+    const passed = verdict.value === true && !budgetExceeded && !agentError;
+    const result: EpisodeRecord = {
       ...base,
-      status: verdict.value === true && !budgetExceeded ? 'passed' : 'failed',
-      passed: verdict.value === true && !budgetExceeded,
+      status: agentError ? 'agent_error' : passed ? 'passed' : 'failed',
+      passed,
       verdict,
       tool_calls: counts.tool_calls,
       unlisted_calls: counts.unlisted,
@@ -207,7 +257,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       duration_ms: performance.now() - t0,
     };
     if (answer !== undefined) result.answer = answer;
-    if (agentError !== undefined) result.agent_error = agentError;
+    if (agentError !== undefined) result.error = agentError;
     return result;
   } finally {
     await gateway?.close().catch(() => undefined);

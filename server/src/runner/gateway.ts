@@ -32,7 +32,7 @@ import { splitQualified } from '../mcp/registry.ts';
 import type { Task } from '../tasks/model.ts';
 import { exposedName } from './agents/agent.ts';
 import { DEFAULT_FAULT_OPTIONS, decideFault, driftText, driftValue, type FaultOptions } from './faults.ts';
-import type { RunningServer } from './launch.ts';
+import { ServerError, type RunningServer } from './launch.ts';
 import type { CallRecord, CallStatus, FaultProfile, FaultType, InjectedFault } from './types.ts';
 
 export interface GatewayFaults {
@@ -86,6 +86,8 @@ type Answer = { result: CallToolResult } | { error: { code: number; message: str
 interface Outcome {
   status: CallStatus;
   fault?: InjectedFault;
+  /** The fault the seeded generator decided for this call (delivered or not: `fault` says what was). */
+  decided?: FaultType;
   answer: Answer;
 }
 
@@ -112,7 +114,7 @@ export class Gateway {
   private budgetUsed = 0;
   private readonly records: CallRecord[] = [];
   private readonly counters: GatewayCounts = { tool_calls: 0, unlisted: 0, over_budget: 0, errors_seen: 0 };
-  private firstInfraError: Error | undefined;
+  private firstInfraError: ServerError | undefined;
 
   // Fault state of the episode.
   private readonly softUntil = new Map<string, { until: number; origin: number }>();
@@ -252,6 +254,7 @@ export class Gateway {
       arguments: args,
       status: outcome.status,
       ...(outcome.fault && { fault: outcome.fault }),
+      ...(outcome.decided && { decided: outcome.decided }),
       result: 'error' in answer ? { error: answer.error } : answer.result,
       latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
@@ -293,7 +296,7 @@ export class Gateway {
 
     const type = this.profile ? decideFault(this.profile, { seed: this.seed, taskId: this.task.id, trial: this.trial, callIndex: index }) : undefined;
     if (type === undefined) return this.plain(index, tool, args);
-    return this.inject(type, index, tool, args);
+    return { ...(await this.inject(type, index, tool, args)), decided: type };
   }
 
   private async plain(index: number, tool: ExposedTool, args: Record<string, unknown>): Promise<Outcome> {
@@ -421,19 +424,17 @@ export class Gateway {
       result = await server.callTool(tool.name, args);
     } catch (error) {
       if (this.closed) throw new GatewayClosed();
-      const message = (error as Error).message;
-      // ServerError keeps only the message: -32000 (connection closed) and -32001 (request timeout) come from
-      // the server dying or hanging; any other JSON-RPC error is the server's own answer to this call.
-      const code = /MCP error (-?\d+):/.exec(message)?.[1];
-      if (code === undefined || code === String(ErrorCode.ConnectionClosed) || code === String(ErrorCode.RequestTimeout) || message.includes('(the server exited)')) {
-        this.firstInfraError ??= error as Error;
+      // -32000 (connection closed) and -32001 (request timeout) come from the server dying or hanging; any
+      // other JSON-RPC error is the server's own answer to this call.
+      const rpcCode = error instanceof ServerError ? error.rpcCode : undefined;
+      if (!(error instanceof ServerError) || error.exited || rpcCode === undefined || rpcCode === ErrorCode.ConnectionClosed || rpcCode === ErrorCode.RequestTimeout) {
+        this.firstInfraError ??= error instanceof ServerError ? error : new ServerError(`the ${tool.namespace} server failed: ${(error as Error).message}`, tool.namespace, '', 'server-failed');
         return {
           ok: false,
           outcome: { status: 'infra-error', answer: { error: { code: ErrorCode.InternalError, message: `the ${tool.namespace} server failed` } } },
         };
       }
-      const text = message.slice(message.indexOf('MCP error')).replace(/^MCP error -?\d+: /, '').split('\n')[0]!;
-      return { ok: false, outcome: { status: 'tool-error', answer: { error: { code: Number(code), message: text } } } };
+      return { ok: false, outcome: { status: 'tool-error', answer: { error: { code: rpcCode, message: (error.rpcMessage ?? error.reason).split('\n')[0]! } } } };
     }
     if (tool.readOnly && result.isError !== true) {
       const entries = this.history.get(tool.qualified) ?? [];
@@ -473,7 +474,7 @@ export class Gateway {
   }
 
   /** The first failure of a server that no injected fault caused (crash, hang): the episode should be retried. */
-  infraError(): Error | undefined {
+  infraError(): ServerError | undefined {
     return this.firstInfraError;
   }
 

@@ -6,10 +6,11 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { NamespaceInfo } from '../mcp/registry.ts';
 import { packageRoot } from '../paths.ts';
 import { defaultBackend, sandboxed, type LaunchSpec, type SandboxBackend } from './sandbox.ts';
+import type { EpisodeError, InfraErrorCode } from './store.ts';
 
 export interface LaunchOptions {
   backend?: SandboxBackend;
@@ -17,13 +18,38 @@ export interface LaunchOptions {
   callTimeoutMs?: number;
 }
 
+/**
+ * A server that failed: typed fields (what failed, whether the process had exited, the JSON-RPC code the
+ * client saw) for the episode record; `message` adds the stderr tail for people reading it as text.
+ */
 export class ServerError extends Error {
+  readonly kind = 'infra';
   constructor(
-    message: string,
+    /** One sentence: what failed. */
+    readonly reason: string,
     readonly namespace: string,
     readonly stderrTail: string,
+    readonly code: InfraErrorCode = 'server-failed',
+    /** Whether the server process had exited. */
+    readonly exited = false,
+    /** The JSON-RPC error code of the failed request, when the server (or the SDK client) answered with one. */
+    readonly rpcCode?: number,
+    /** The JSON-RPC error message without the SDK's `MCP error <code>:` prefix. */
+    readonly rpcMessage?: string,
   ) {
-    super(stderrTail ? `${message}\n--- last lines of its stderr ---\n${stderrTail}` : message);
+    super(stderrTail ? `${reason}\n--- last lines of its stderr ---\n${stderrTail}` : reason);
+  }
+
+  /** The episode record's error. */
+  toRecord(): EpisodeError {
+    return {
+      kind: 'infra',
+      code: this.code,
+      message: this.reason,
+      namespace: this.namespace,
+      exited: this.exited,
+      ...(this.stderrTail ? { stderr_tail: this.stderrTail } : {}),
+    };
   }
 }
 
@@ -38,7 +64,15 @@ export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec 
     return { command: process.execPath, args: ['--liftoff-only', join(packageRoot(), 'dist', 'serve.js'), info.namespace, '--dir', sandbox] };
   }
   if (plugin?.runtime?.launch) return plugin.runtime.launch(sandbox);
-  throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '');
+  throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '', 'server-start');
+}
+
+/** The JSON-RPC code and message of an SDK McpError (by shape: a bundle may hold two copies of the class). */
+function rpcError(error: unknown): { code: number; message: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code: unknown = (error as { code?: unknown }).code;
+  if (!(error instanceof McpError) && error.name !== 'McpError') return undefined;
+  return typeof code === 'number' ? { code, message: error.message.replace(/^MCP error -?\d+: /, '') } : undefined;
 }
 
 export interface RunningServer {
@@ -93,7 +127,7 @@ export async function connectServer(
     ]);
   } catch (error) {
     await transport.close().catch(() => undefined);
-    throw new ServerError(`${info.namespace} server failed to start: ${(error as Error).message}`, info.namespace, tail());
+    throw new ServerError(`${info.namespace} server failed to start: ${(error as Error).message}`, info.namespace, tail(), 'server-start', exited);
   } finally {
     clearTimeout(timer);
   }
@@ -103,7 +137,9 @@ export async function connectServer(
       return await call();
     } catch (error) {
       const crashed = exited ? ' (the server exited)' : '';
-      throw new ServerError(`${info.namespace} ${what} failed${crashed}: ${(error as Error).message}`, info.namespace, tail());
+      const rpc = rpcError(error);
+      const code: InfraErrorCode = exited ? 'server-exited' : rpc?.code === ErrorCode.RequestTimeout ? 'server-timeout' : 'server-failed';
+      throw new ServerError(`${info.namespace} ${what} failed${crashed}: ${(error as Error).message}`, info.namespace, tail(), code, exited, rpc?.code, rpc?.message);
     }
   };
 

@@ -1,6 +1,7 @@
 /**
- * A run: a plan of episodes executed with bounded concurrency, each finished episode journaled before the
- * next starts on that worker, infrastructure failures retried, and a resumed run skipping what is recorded.
+ * A run: a plan of episodes executed with bounded concurrency, each finished episode appended to the run
+ * record before the next starts on that worker, infrastructure failures retried, and a resumed run skipping
+ * the work units already recorded. The session (session.ts) drives this.
  */
 import type { Registry } from '../mcp/registry.ts';
 import { lintTask } from '../tasks/lint.ts';
@@ -9,9 +10,9 @@ import type { Task } from '../tasks/model.ts';
 import type { Diagnostic } from '../tasks/diagnostics.ts';
 import { readText } from '../tasks/files.ts';
 import type { Agent } from './agents/agent.ts';
-import { EpisodeInterrupted, runEpisode, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
-import { episodeId, type Journal } from './journal.ts';
-import type { EpisodeResult, FaultProfile, GoalPerturbation } from './types.ts';
+import { EpisodeInterrupted, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
+import { finishedWorkUnits, type EpisodeRecord, type WritableRun } from './store.ts';
+import type { FaultProfile, GoalPerturbation } from './types.ts';
 
 export interface LoadedTask {
   file: string;
@@ -115,26 +116,26 @@ export function planRun(tasks: LoadedTask[], options: PlanOptions): EpisodeSpec[
   return specs;
 }
 
-/** The specs a run still has to do: those whose key the journal has no scored result for (resume). */
-export function pendingSpecs(specs: readonly EpisodeSpec[], journal: Journal): EpisodeSpec[] {
-  const done = new Set(journal.results().filter((r) => r.status !== 'infra_error').map(episodeId));
-  return specs.filter((spec) => !done.has(episodeId(spec.key)));
+/** The specs a run still has to do: those whose work unit has no scored record yet (resume). */
+export function pendingSpecs(specs: readonly EpisodeSpec[], records: readonly Pick<EpisodeRecord, 'work_unit' | 'status'>[], seed: number): EpisodeSpec[] {
+  const done = finishedWorkUnits(records);
+  return specs.filter((spec) => !done.has(specWorkUnit(spec, seed)));
 }
 
 export interface ExecuteOptions extends EpisodeEnvironment {
-  journal: Journal;
+  store: WritableRun;
   concurrency: number;
   /** Further attempts of an episode that ended in an infrastructure error. */
   maxInfraRetries?: number;
 }
 
 /**
- * Runs the specs not yet in the journal (an infra_error record does not count as done), `concurrency` at a
- * time. Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
+ * Runs the specs not yet recorded (an infra_error record does not count as done), `concurrency` at a time.
+ * Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
  * half-recorded).
  */
 export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean }> {
-  const queue = pendingSpecs(specs, options.journal);
+  const queue = pendingSpecs(specs, options.store.episodes, options.seed);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
   const worker = async () => {
@@ -143,7 +144,7 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
       const spec = queue.shift();
       if (!spec) return;
       for (let attempt = 1; ; attempt++) {
-        let result: EpisodeResult;
+        let result: EpisodeRecord;
         try {
           result = await runEpisode(spec, options);
         } catch (error) {
@@ -154,7 +155,7 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
           throw error;
         }
         result.attempt = attempt;
-        options.journal.append(result);
+        options.store.append(result);
         options.onEvent?.({ type: 'episode-finished', run_id: options.runId, result });
         if (result.status !== 'infra_error' || attempt > maxInfraRetries) break;
       }

@@ -1,9 +1,10 @@
 /**
- * The runner's vocabulary: faults, recorded calls, episode results and the events of a run. These shapes are
- * what the journal stores, what `--reporter jsonl` prints for the editor, and what scoring and reports read,
- * so they change only with care (a field added is fine; a field renamed breaks old journals).
+ * The runner's vocabulary: faults and the events of a run. The records a run folder holds (episodes, calls,
+ * errors, checks) are defined with their schemas in store.ts and re-exported here. The events are what
+ * `--reporter jsonl` prints for the editor, so they change only with care (a field added is fine).
  */
-import type { NodeVerdict } from '../predicates/evaluate.ts';
+import type { Scores } from '../scoring/metrics.ts';
+import type { CallRecord, CheckRecord, EpisodeRecord, InjectedFault } from './store.ts';
 
 /** The ReliabilityBench fault taxonomy (section 3.5 and Appendix B), made concrete for MCP calls. */
 export const FAULT_TYPES = [
@@ -42,40 +43,11 @@ export interface FaultProfile {
   fault_weights: Partial<Record<FaultType, number>>;
 }
 
-/** What the gateway did to one call. */
-export interface InjectedFault {
-  type: FaultType;
-  /** Whether the call reached the server (a timeout may or may not have executed). */
-  executed: boolean;
-  detail?: string;
-}
+export type { CallRecord, CallStatus, EpisodeError, EpisodeRecord, EpisodeStatus, GoalPerturbation, InjectedFault } from './store.ts';
+/** The episode record under its older name (the same type). */
+export type EpisodeResult = EpisodeRecord;
 
-export type CallStatus =
-  | 'ok' // forwarded, the server answered without error
-  | 'tool-error' // forwarded, the server answered with isError
-  | 'fault' // a fault was injected (the result the agent saw may still be a success: latency, drift ...)
-  | 'unlisted' // a tool the task does not list: refused, counted as hallucinated
-  | 'over-budget' // after max_steps calls: refused, not forwarded
-  | 'infra-error'; // the server crashed or timed out on its own
-
-export interface CallRecord {
-  /** 0-based position among the episode's calls. */
-  index: number;
-  /** The name the agent called (`<ns>_<tool>`). */
-  tool: string;
-  /** `<ns>.<tool>` when the name is one of the task's available tools. */
-  qualified?: string;
-  arguments: unknown;
-  status: CallStatus;
-  fault?: InjectedFault;
-  /** What the agent received (MCP CallToolResult, or `{ error }` for a protocol-level error). */
-  result: unknown;
-  /** Milliseconds from the agent's request to the gateway's answer. */
-  latency_ms: number;
-}
-
-export type EpisodeStatus = 'passed' | 'failed' | 'infra_error';
-
+/** Which episode: the fields of its work unit that a reader shows (the key itself is `work_unit`). */
 export interface EpisodeKey {
   task_id: string;
   /** 0-based trial number (pass^k runs k trials per task). */
@@ -86,54 +58,34 @@ export interface EpisodeKey {
   perturbation: string;
 }
 
-/** What was done to the goal an episode showed its agent (a perturbation level other than none). */
-export interface GoalPerturbation {
-  /** The transforms applied, in order: `{ kind: 'synonym', detail: 'book -> reserve' }` ... */
-  applied: { kind: string; detail: string }[];
-  /** Set when an LLM paraphrase was asked for: whether it was used, or why the deterministic goal was kept. */
-  paraphrase?: { paraphrased: boolean; model: string; error?: string };
-}
+/**
+ * How a run ended: `run` with its scores (and the report files, when written), `check` with the verdict
+ * per task. `interrupted`: Ctrl-C or SIGTERM stopped it; finished episodes are saved and `--resume` goes on.
+ */
+export type RunFinished =
+  | { type: 'run-finished'; kind: 'run'; run_id: string; directory: string; interrupted: boolean; scores: Scores; report?: { json: string; junit: string; html: string } }
+  | { type: 'run-finished'; kind: 'check'; run_id: string; directory: string; interrupted: boolean; checks: CheckRecord[] };
 
-export interface EpisodeResult extends EpisodeKey {
-  run_id: string;
-  /** SHA-256 of the task's canonical JSON: which version of the task this result is for. */
-  task_hash: string;
-  agent: string;
-  seed: number;
-  status: EpisodeStatus;
-  /** Predicate true and no budget exceeded. */
-  passed: boolean;
-  verdict?: NodeVerdict;
-  answer?: string;
-  category: string;
-  namespaces: string[];
-  max_steps: number;
-  /** Calls to listed tools that were forwarded or faulted (what counts against max_steps); unlisted excluded. */
-  tool_calls: number;
-  unlisted_calls: number;
-  /** Calls whose result the agent saw as an error (injected or not). */
-  errors_seen: number;
-  budget_exceeded: boolean;
-  calls: CallRecord[];
-  started_at: string;
-  duration_ms: number;
-  /** Set when status is infra_error: what failed, with the server's stderr tail. */
-  infra_error?: string;
-  /** Set when the agent itself failed (crashed, timed out, broke its protocol): an agent failure. */
-  agent_error?: string;
-  /** 1 for the first attempt; infrastructure failures are retried. */
-  attempt: number;
-  /** The goal the agent was shown, recorded when it was perturbed (or otherwise differs from the task's). */
-  goal?: string;
-  /** How `goal` was made from the task's goal. */
-  perturbed?: GoalPerturbation;
-}
-
-/** One line of `--reporter jsonl`. */
+/** The events of a run session, in order; one line each of `--reporter jsonl`. */
 export type RunEvent =
-  | { type: 'run-started'; run_id: string; tasks: string[]; episodes: number; agent: string; fault_profile: string; seed: number }
-  | { type: 'episode-started'; run_id: string; key: EpisodeKey; goal?: string }
-  | { type: 'call'; run_id: string; key: EpisodeKey; call: CallRecord }
-  | { type: 'fault'; run_id: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
-  | { type: 'episode-finished'; run_id: string; result: EpisodeResult }
-  | { type: 'run-finished'; run_id: string; directory: string; scores: unknown };
+  | {
+      type: 'run-started';
+      kind: 'run' | 'check';
+      run_id: string;
+      directory: string;
+      tasks: string[];
+      /** Episodes planned (every work unit). */
+      episodes: number;
+      /** Of those, already recorded (a resumed run). */
+      recorded: number;
+      agent: string;
+      fault_profile: string;
+      seed: number;
+    }
+  | { type: 'episode-started'; run_id: string; work_unit: string; key: EpisodeKey; goal?: string }
+  | { type: 'call'; run_id: string; work_unit: string; key: EpisodeKey; call: CallRecord }
+  | { type: 'fault'; run_id: string; work_unit: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
+  | { type: 'episode-finished'; run_id: string; result: EpisodeRecord }
+  /** Something the user should know that is not an episode: damaged journal lines moved, paraphrases refused. */
+  | { type: 'notice'; run_id: string; level: 'info' | 'warning'; message: string }
+  | RunFinished;

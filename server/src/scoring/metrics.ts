@@ -1,10 +1,12 @@
 /**
- * Scores over a run's episode results: pure functions, no I/O.
+ * Scores over a run's episode records: pure functions, no I/O.
  *
  * Which episodes count. An episode with status `infra_error` is the harness failing, not the agent: it is
- * left out of every score and counted on its own. The runner retries infrastructure failures, so one episode
- * key (task, trial, variant, fault profile, perturbation) can appear several times in a journal; the scored
- * result of a key is its last non-infra record (journal order), so a retried episode counts once.
+ * left out of every score and counted on its own. An `agent_error` (the agent process or its model endpoint
+ * broke) is scored as not passed, and counted on its own too: an agent that crashes does not get a better
+ * score by crashing. The runner retries infrastructure failures, so one work unit can appear several times
+ * in a journal; the scored record of a unit is its last non-infra record (journal order, `latestByWorkUnit`),
+ * so a retried (or duplicated) episode counts once.
  *
  * Formulas (every rate is `null` when its denominator is 0, so "no data" never reads as 0 %):
  * - success rate = passed / attempted, over scored episodes.
@@ -25,7 +27,10 @@
  *   taken in id order, so intervals do not depend on journal order (concurrency) or on other estimates.
  */
 import { mulberry32 } from '../seeded-random.ts';
-import { FAULT_TYPES, RECOVERABLE, type EpisodeKey, type EpisodeResult, type FaultType } from '../runner/types.ts';
+import { latestByWorkUnit, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
+import { FAULT_TYPES, RECOVERABLE, type FaultType } from '../runner/types.ts';
+
+type EpisodeResult = EpisodeRecord;
 
 export interface ScoreOptions {
   /** Bootstrap resamples per interval (default 1000). */
@@ -79,7 +84,15 @@ export interface Breakdown {
 export interface FaultOutcome {
   type: FaultType;
   recoverable: boolean;
-  /** Calls this fault was injected into, over scored episodes. */
+  /**
+   * Calls the seeded generator decided this fault for, over scored episodes: what the profile's rates
+   * describe. Not every decision can be delivered (StaleData needs an earlier read result of the tool,
+   * SchemaDrift a field name to rename, PartialResponse and EmptyResponse a successful result).
+   */
+  decided: number;
+  /** Of those, calls that did get this fault. */
+  delivered: number;
+  /** Calls that carried this fault, over scored episodes (delivered ones, and the calls a rate-limit window or a cascade went on to fail). */
   calls_injected: number;
   /** Scored episodes with at least one call carrying this fault. */
   episodes: number;
@@ -95,7 +108,10 @@ export interface Scores {
     /** Distinct episode keys with a scored (passed or failed) result. */
     scored: number;
     passed: number;
+    /** Scored work units the agent failed (predicate false or over budget). */
     failed: number;
+    /** Scored work units whose agent broke (scored as not passed): scored = passed + failed + agent_errors. */
+    agent_errors: number;
     /** Records with status infra_error (each attempt counts). */
     infra_errors: number;
     /** Episode keys that never got past an infrastructure failure: not scored at all. */
@@ -112,6 +128,8 @@ export interface Scores {
   by_namespace: Breakdown[];
   by_category: Breakdown[];
   fault_outcomes: FaultOutcome[];
+  /** The most frequent error messages (agent and infrastructure, every attempt), most frequent first. */
+  errors: ErrorCount[];
   bootstrap: { resamples: number; seed: number; confidence: number; method: 'percentile'; unit: 'task' };
 }
 
@@ -182,22 +200,27 @@ export function bootstrapRatio(
   return { low: quantile(stats, alpha), high: quantile(stats, 1 - alpha) };
 }
 
-export function episodeKeyString(key: EpisodeKey): string {
-  return JSON.stringify([key.task_id, key.trial, key.variant, key.fault_profile, key.perturbation]);
+/** One error message and how often it was recorded. */
+export interface ErrorCount {
+  kind: EpisodeError['kind'];
+  code: string;
+  /** The first line of the message. */
+  message: string;
+  count: number;
 }
 
-/**
- * The result that stands for each episode key: its last scored record, or its last record when every
- * attempt was an infrastructure failure. In first-seen key order.
- */
-export function latestByKey(results: readonly EpisodeResult[]): EpisodeResult[] {
-  const byKey = new Map<string, EpisodeResult>();
-  for (const result of results) {
-    const key = episodeKeyString(result);
-    const previous = byKey.get(key);
-    if (!previous || result.status !== 'infra_error' || previous.status === 'infra_error') byKey.set(key, result);
+/** Errors grouped by kind, code and the first line of their message, most frequent first (`limit` kept). */
+export function errorCounts(records: readonly EpisodeRecord[], limit = 10): ErrorCount[] {
+  const counts = new Map<string, ErrorCount>();
+  for (const { error } of records) {
+    if (!error) continue;
+    const message = error.message.split('\n')[0]!;
+    const key = JSON.stringify([error.kind, error.code, message]);
+    const entry = counts.get(key);
+    if (entry) entry.count++;
+    else counts.set(key, { kind: error.kind, code: error.code, message, count: 1 });
   }
-  return [...byKey.values()];
+  return [...counts.values()].sort((a, b) => b.count - a.count || byString(a.kind, b.kind) || byString(a.code, b.code) || byString(a.message, b.message)).slice(0, limit);
 }
 
 /** All calls the agent made in an episode, refused ones included. */
@@ -291,7 +314,7 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
   if (!Number.isInteger(bootstrap.resamples) || bootstrap.resamples < 1) throw new RangeError('resamples must be a positive integer');
   if (!(bootstrap.confidence > 0 && bootstrap.confidence < 1)) throw new RangeError('confidence must be in (0, 1)');
 
-  const latest = latestByKey(results);
+  const latest = latestByWorkUnit(results);
   const scored = latest.filter((r) => r.status !== 'infra_error');
   const passed = scored.filter((r) => r.passed);
 
@@ -341,18 +364,25 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
   const faultOutcomes: FaultOutcome[] = [];
   for (const type of FAULT_TYPES) {
     let injected = 0;
+    let decided = 0;
+    let delivered = 0;
     let episodes = 0;
     let stillPassed = 0;
     for (const r of scored) {
       const hits = r.calls.filter((c) => c.fault?.type === type).length;
       injected += hits;
+      for (const call of r.calls) {
+        if (call.decided !== type) continue;
+        decided++;
+        if (call.fault?.type === type) delivered++;
+      }
       if (hits > 0) {
         episodes++;
         if (r.passed) stillPassed++;
       }
     }
-    if (episodes > 0) {
-      faultOutcomes.push({ type, recoverable: RECOVERABLE[type], calls_injected: injected, episodes, passed: stillPassed, pass_rate: rate(stillPassed, episodes) });
+    if (episodes > 0 || decided > 0) {
+      faultOutcomes.push({ type, recoverable: RECOVERABLE[type], decided, delivered, calls_injected: injected, episodes, passed: stillPassed, pass_rate: rate(stillPassed, episodes) });
     }
   }
 
@@ -361,7 +391,8 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
       records: results.length,
       scored: scored.length,
       passed: passedEpisodes,
-      failed: scored.length - passedEpisodes,
+      failed: scored.filter((r) => r.status === 'failed').length,
+      agent_errors: scored.filter((r) => r.status === 'agent_error').length,
       infra_errors: results.filter((r) => r.status === 'infra_error').length,
       infra_unresolved: latest.length - scored.length,
     },
@@ -375,6 +406,7 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
     by_namespace: breakdown(scored, (r) => r.namespaces, bootstrap, 'namespace'),
     by_category: breakdown(scored, (r) => [r.category], bootstrap, 'category'),
     fault_outcomes: faultOutcomes,
+    errors: errorCounts(results),
     bootstrap: { ...bootstrap, method: 'percentile', unit: 'task' },
   };
 }

@@ -7,9 +7,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../paths.ts';
-import type { EpisodeResult } from '../runner/types.ts';
+import { outcomeReason, type EpisodeRecord, type RunRecord } from '../runner/store.ts';
 import type { Scores } from './metrics.ts';
-import type { RunConfig } from './report.ts';
+
+type EpisodeResult = EpisodeRecord;
 
 export interface PlotAssets {
   /** d3 UMD build (defines the global `d3`). */
@@ -47,9 +48,9 @@ export function loadPlotAssets(): PlotAssets {
 }
 
 export interface HtmlInput {
-  config: RunConfig;
+  config: RunRecord;
   scores: Scores;
-  /** One result per episode key (see latestByKey). */
+  /** One record per work unit (see latestByWorkUnit). */
   results: EpisodeResult[];
   warnings: string[];
 }
@@ -107,7 +108,8 @@ function episodeView(r: EpisodeResult, max: number) {
     answer: r.answer === undefined ? null : cut(r.answer, max),
     goal: r.goal ?? null,
     perturbed: r.perturbed ?? null,
-    infra_error: r.infra_error ?? null,
+    reason: outcomeReason(r),
+    error: r.error ?? null,
     verdict: r.verdict ? verdictView(r.verdict, max) : null,
     calls: r.calls.map((c) => ({
       index: c.index,
@@ -173,11 +175,20 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
   <section>
     <figure><figcaption>Fault outcomes: share of episodes that still passed, per injected fault type</figcaption><div class="plot" id="plot-faults" data-mark="bar"></div></figure>
   </section>
+  <section id="faults" hidden>
+    <h2>Faults decided and delivered</h2>
+    <p class="muted">The profile's rates are rates of decisions: the seeded generator decides a fault per call, but not every decision can be delivered (StaleData needs an earlier read result of the same tool, SchemaDrift a field name to rename, PartialResponse and EmptyResponse a successful result). Calls carrying it: the delivered ones, and the later calls a rate-limit window or a cascade failed too.</p>
+    <table class="calls" id="faults-table"><thead><tr><th>fault type</th><th>decided</th><th>delivered</th><th>calls carrying it</th><th>episodes</th><th>passed</th></tr></thead><tbody></tbody></table>
+  </section>
+  <section id="errors" hidden>
+    <h2>Most frequent errors</h2>
+    <table class="calls" id="errors-table"><thead><tr><th>count</th><th>kind</th><th>code</th><th>message</th></tr></thead><tbody></tbody></table>
+  </section>
   <section id="episodes">
     <h2>Episodes</h2>
     <div class="filters">
       <input id="filter-text" type="search" placeholder="Filter by task, variant, tool…" aria-label="Filter episodes">
-      <select id="filter-status" aria-label="Status"><option value="">all statuses</option><option>passed</option><option>failed</option><option>infra_error</option></select>
+      <select id="filter-status" aria-label="Outcome"><option value="">all outcomes</option><option value="passed">passed</option><option value="failed">failed</option><option value="agent_error">agent error</option><option value="infra_error">infrastructure error</option><option value="error">any error</option></select>
       <span id="episode-count"></span>
     </div>
     <div id="episode-list"></div>
@@ -195,10 +206,10 @@ export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOp
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --card: #f6f8fa; --border: #d1d9e0;
-  --pass: #1a7f37; --fail: #cf222e; --infra: #9a6700; --fault: #fff8c5; --accent: #0969da; }
+  --pass: #1a7f37; --fail: #cf222e; --agent: #8250df; --infra: #9a6700; --fault: #fff8c5; --accent: #0969da; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --card: #161b22; --border: #3d444d;
-    --pass: #3fb950; --fail: #f85149; --infra: #d29922; --fault: #3b2e00; --accent: #4493f8; }
+    --pass: #3fb950; --fail: #f85149; --agent: #ab7df8; --infra: #d29922; --fault: #3b2e00; --accent: #4493f8; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -228,7 +239,8 @@ details.episode > summary { cursor: pointer; padding: 6px 10px; display: flex; g
 details.episode[open] > summary { border-bottom: 1px solid var(--border); }
 .trace { padding: 8px 10px 12px; overflow-x: auto; }
 .badge { font-size: 11px; font-weight: 600; border-radius: 10px; padding: 1px 8px; border: 1px solid currentColor; white-space: nowrap; }
-.s-passed { color: var(--pass); } .s-failed { color: var(--fail); } .s-infra_error { color: var(--infra); }
+.s-passed { color: var(--pass); } .s-failed { color: var(--fail); } .s-agent_error { color: var(--agent); } .s-infra_error { color: var(--infra); }
+.reason { color: var(--muted); font-size: 12px; }
 .tag { color: var(--muted); font-size: 12px; }
 table.calls { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 12px; }
 table.calls th, table.calls td { border: 1px solid var(--border); padding: 4px 6px; text-align: left; vertical-align: top; }
@@ -269,7 +281,7 @@ const CLIENT = String.raw`
 
   document.getElementById('meta').textContent = [
     'agent ' + config.agent, 'faults ' + config.fault_profile,
-    ...(config.perturbation && config.perturbation !== 'none' ? ['perturbation ' + config.perturbation] : []),
+    ...(config.perturbations.some((p) => p !== 'none') ? ['perturbation ' + config.perturbations.join(', ')] : []),
     'seed ' + config.seed, config.tasks.length + ' tasks', 'created ' + config.created_at,
   ].join(' · ');
 
@@ -284,7 +296,22 @@ const CLIENT = String.raw`
     'calls / max_steps over ' + scores.tool_call_efficiency.episodes + ' passed (lower is better)');
   card('Hallucinated tools', pct(scores.hallucinated_tool_rate.value), scores.hallucinated_tool_rate.numerator + ' of ' + scores.hallucinated_tool_rate.denominator + ' calls');
   card('Recovery from error', pct(scores.recovery_rate.value), scores.recovery_rate.numerator + '/' + scores.recovery_rate.denominator + ' recovery episodes that saw an error');
+  card('Outcomes', e.passed + ' / ' + e.failed + ' / ' + e.agent_errors + ' / ' + e.infra_unresolved, 'passed / failed / agent errors / infrastructure errors');
+  card('Agent errors', String(e.agent_errors), 'the agent process or its model endpoint broke · scored as not passed');
   card('Infrastructure errors', String(e.infra_errors), e.infra_unresolved + ' unresolved after retries · not counted as failures');
+
+  const rowsOf = (tableId, rows) => {
+    const body = document.querySelector('#' + tableId + ' tbody');
+    for (const cells of rows) body.append(el('tr', {}, ...cells.map((c) => el('td', { text: String(c) }))));
+  };
+  if (scores.fault_outcomes.length) {
+    document.getElementById('faults').hidden = false;
+    rowsOf('faults-table', scores.fault_outcomes.map((f) => [f.type + (f.recoverable ? '' : ' (not recoverable)'), f.decided, f.delivered, f.calls_injected, f.episodes, f.passed]));
+  }
+  if (scores.errors.length) {
+    document.getElementById('errors').hidden = false;
+    rowsOf('errors-table', scores.errors.map((x) => [x.count, x.kind, x.code, x.message]));
+  }
 
   if (data.warnings.length) {
     const section = document.getElementById('warnings');
@@ -402,7 +429,13 @@ const CLIENT = String.raw`
       if (ep.perturbed && ep.perturbed.paraphrase) applied.push('paraphrase (' + ep.perturbed.paraphrase.model + '): ' + (ep.perturbed.paraphrase.paraphrased ? 'used' : 'not used, ' + (ep.perturbed.paraphrase.error || 'refused')));
       if (applied.length) box.append(el('p', { class: 'muted', text: applied.join(' · ') }));
     }
-    if (ep.infra_error) box.append(el('h4', { text: 'Infrastructure error' }), el('pre', { class: 'infra', text: ep.infra_error }));
+    if (ep.error) {
+      const x = ep.error;
+      const fate = [x.namespace != null ? 'namespace ' + x.namespace : '', x.exit_code != null ? 'exit code ' + x.exit_code : '', x.signal ? 'signal ' + x.signal : '',
+        x.exited != null ? (x.exited ? 'the process had exited' : 'the process was still running') : '', x.http_status != null ? 'HTTP ' + x.http_status : ''].filter(Boolean).join(' · ');
+      box.append(el('h4', { text: (x.kind === 'agent' ? 'Agent error' : 'Infrastructure error') + ' (' + x.code + ')' }),
+        el('pre', { class: 'infra', text: x.message + (fate ? '\n' + fate : '') + (x.stderr_tail ? '\n--- last lines of its stderr ---\n' + x.stderr_tail : '') }));
+    }
     const table = el('table', { class: 'calls' });
     table.append(el('thead', {}, el('tr', {}, ...['#', 'tool', 'status', 'fault', 'latency', 'arguments', 'result'].map((h) => el('th', { text: h })))));
     const body = el('tbody');
@@ -423,12 +456,13 @@ const CLIENT = String.raw`
     const faults = ep.calls.filter((c) => c.fault).length;
     const details = el('details', { class: 'episode', 'data-episode': String(i) },
       el('summary', {},
-        el('span', { class: 'badge s-' + ep.status, text: ep.status === 'infra_error' ? 'infra error' : ep.status }),
+        el('span', { class: 'badge s-' + ep.status, text: ep.status.replace('_', ' ') }),
         el('strong', { text: ep.task_id }),
+        ep.reason ? el('span', { class: 'reason', text: ep.reason }) : null,
         el('span', { class: 'tag', text: 'trial ' + ep.trial + ' · ' + ep.variant + ' · faults ' + ep.fault_profile + ' · perturbation ' + ep.perturbation }),
         el('span', { class: 'tag', text: ep.calls.length + ' calls' + (faults ? ' · ' + faults + ' faults' : '') + ' · ' + (ep.duration_ms / 1000).toFixed(2) + ' s' })));
     details.addEventListener('toggle', () => { if (details.open && details.children.length === 1) details.append(traceOf(ep)); });
-    const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
+    const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ep.reason, ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
     return { ep, details, haystack };
   });
   const text = document.getElementById('filter-text');
@@ -437,7 +471,8 @@ const CLIENT = String.raw`
     const needle = text.value.trim().toLowerCase();
     let shown = 0;
     for (const row of rows) {
-      const visible = (!needle || row.haystack.includes(needle)) && (!status.value || row.ep.status === status.value);
+      const outcome = status.value === 'error' ? row.ep.error != null : !status.value || row.ep.status === status.value;
+      const visible = (!needle || row.haystack.includes(needle)) && outcome;
       row.details.hidden = !visible;
       if (visible) shown++;
     }

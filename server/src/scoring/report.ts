@@ -1,112 +1,52 @@
 /**
- * `mcpbench report runs/<run-id>`: reads a run directory (run.json, episodes.jsonl) and writes report.json
- * (scores + config), junit.xml and report.html next to them. The CLI only maps argv onto `writeReport` and
- * prints the warnings.
+ * `mcpbench report runs/<run-id>`: reads a run folder through the run store and writes report.json (the run,
+ * its scores, and every episode's outcome and reason), junit.xml and report.html next to it, each atomically.
+ * The CLI only maps argv onto `writeReport` and prints the warnings.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import type { NodeVerdict } from '../predicates/evaluate.ts';
-import type { EpisodeResult } from '../runner/types.ts';
-import { computeScores, latestByKey, type ScoreOptions, type Scores } from './metrics.ts';
+import { latestByWorkUnit, openRun, outcomeReason, REPORT_FILES, type EpisodeError, type EpisodeRecord, type EpisodeStatus, type RunRecord } from '../runner/store.ts';
+import { computeScores, type ScoreOptions, type Scores } from './metrics.ts';
 import { loadPlotAssets, renderHtml, type PlotAssets } from './report-html.ts';
 
-// One place names the run directory's files: the journal that writes them.
-import { EPISODES_FILE as JOURNAL_FILE, RUN_FILE } from '../runner/journal.ts';
+type EpisodeResult = EpisodeRecord;
 
-export { JOURNAL_FILE, RUN_FILE };
-
-/**
- * What the report reads of `run.json` (the journal's RunConfig): the fields it shows, and the rest carried
- * through untouched, so runs written by older versions still report.
- */
-export interface RunConfig {
-  run_id: string;
-  agent: string;
+/** One episode's outcome as report.json lists it (the standing record of each work unit). */
+export interface EpisodeOutcome {
+  work_unit: string;
+  task_id: string;
+  variant: string;
+  trial: number;
   fault_profile: string;
-  seed: number;
-  /** The task ids (or files) the run was started with. */
-  tasks: string[];
-  /** ISO 8601. */
-  created_at: string;
-  trials?: number;
-  perturbations?: string[];
-  concurrency?: number;
-  /** Anything else the runner records (agent options, versions) is carried through untouched. */
-  [extra: string]: unknown;
-}
-
-export interface RunData {
-  directory: string;
-  config: RunConfig;
-  /** Journal records in file order (retried infra errors included; scoring picks one per key). */
-  results: EpisodeResult[];
-  warnings: string[];
+  perturbation: string;
+  status: EpisodeStatus;
+  /** Why it did not pass, in one line (empty when it passed). */
+  reason: string;
+  error?: EpisodeError;
+  attempt: number;
 }
 
 export interface ReportJson {
-  run: RunConfig;
+  run: RunRecord;
   scores: Scores;
+  episodes: EpisodeOutcome[];
   warnings: string[];
 }
 
-function readConfig(directory: string): RunConfig {
-  const path = join(directory, RUN_FILE);
-  if (!existsSync(path)) throw new Error(`${path} not found: is ${directory} a run directory?`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  const config = raw as Record<string, unknown>;
-  const problems: string[] = [];
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) problems.push('not an object');
-  else {
-    for (const key of ['run_id', 'agent', 'fault_profile', 'created_at'] as const) {
-      if (typeof config[key] !== 'string') problems.push(`${key} must be a string`);
-    }
-    if (typeof config.seed !== 'number') problems.push('seed must be a number');
-    if (!Array.isArray(config.tasks) || !config.tasks.every((t) => typeof t === 'string')) problems.push('tasks must be an array of strings');
-  }
-  if (problems.length > 0) throw new Error(`${path}: ${problems.join('; ')}`);
-  return raw as RunConfig;
-}
-
-/**
- * The journal, one EpisodeResult per line. A run killed mid-write leaves a torn last line: it is skipped
- * with a warning (that episode was never committed, `--resume` re-runs it). A bad line elsewhere is skipped
- * too, but the warning says the journal is damaged.
- */
-export function readJournal(path: string): { results: EpisodeResult[]; warnings: string[] } {
-  const warnings: string[] = [];
-  const results: EpisodeResult[] = [];
-  if (!existsSync(path)) return { results, warnings: [`${path} not found: no episode was recorded`] };
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // The last element is what follows the final newline: empty for a journal whose last write completed.
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last]!.trim() === '') last--;
-  for (let i = 0; i <= last; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      parsed = undefined;
-    }
-    const record = parsed as Partial<EpisodeResult> | undefined;
-    const valid = typeof record === 'object' && record !== null && typeof record.task_id === 'string' && typeof record.status === 'string' && Array.isArray(record.calls);
-    if (valid) results.push(record as EpisodeResult);
-    else if (i === last) warnings.push(`${path}:${i + 1}: skipped a torn last line (the run was interrupted while writing it)`);
-    else warnings.push(`${path}:${i + 1}: skipped a line that is not an episode result: the journal is damaged`);
-  }
-  return { results, warnings };
-}
-
-export function readRun(directory: string): RunData {
-  const config = readConfig(directory);
-  const { results, warnings } = readJournal(join(directory, JOURNAL_FILE));
-  return { directory, config, results, warnings };
+export function episodeOutcomes(records: readonly EpisodeRecord[]): EpisodeOutcome[] {
+  return latestByWorkUnit(records).map((r) => ({
+    work_unit: r.work_unit,
+    task_id: r.task_id,
+    variant: r.variant,
+    trial: r.trial,
+    fault_profile: r.fault_profile,
+    perturbation: r.perturbation,
+    status: r.status,
+    reason: outcomeReason(r),
+    ...(r.error ? { error: r.error } : {}),
+    attempt: r.attempt,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -196,6 +136,23 @@ function failureMessage(result: EpisodeResult): string {
   return `success predicate ${truth(result.verdict.value)}`;
 }
 
+/** The text of an `<error>`: the message, the process's fate, its stderr tail, and the verdict if one was taken. */
+function errorBody(result: EpisodeResult): string {
+  const error = result.error!;
+  const lines = [error.message];
+  const fate = [
+    error.namespace !== undefined ? `namespace ${error.namespace}` : '',
+    error.exit_code !== undefined && error.exit_code !== null ? `exit code ${error.exit_code}` : '',
+    error.signal ? `signal ${error.signal}` : '',
+    error.exited !== undefined ? (error.exited ? 'the process had exited' : 'the process was still running') : '',
+    error.http_status !== undefined ? `HTTP ${error.http_status}` : '',
+  ].filter(Boolean);
+  if (fate.length) lines.push(fate.join(', '));
+  if (error.stderr_tail) lines.push('', '--- last lines of its stderr ---', error.stderr_tail);
+  if (result.verdict) lines.push('', verdictText(result.verdict));
+  return lines.join('\n');
+}
+
 function failureBody(result: EpisodeResult): string {
   const lines = [result.verdict ? verdictText(result.verdict) : 'no verdict'];
   if (result.answer !== undefined) lines.push('', `answer: ${compactJson(result.answer, 2000)}`);
@@ -205,12 +162,13 @@ function failureBody(result: EpisodeResult): string {
 }
 
 /**
- * One testsuite per namespace (cross-server tasks under `a+b`), one testcase per task x trial x variant
- * (and fault profile and perturbation, when a run varies them). A failed episode is a `<failure>` whose body
- * is the verdict tree; an episode that never got past an infrastructure failure is an `<error>`.
+ * One testsuite per namespace (cross-server tasks under `a+b`), one testcase per work unit (task x trial x
+ * variant x fault profile x perturbation). A failed episode is a `<failure>` whose body is the verdict tree;
+ * an agent error or an infrastructure error (one that no retry resolved) is an `<error>` whose type says
+ * which and whose message is the error's.
  */
-export function renderJunit(config: RunConfig, results: readonly EpisodeResult[]): string {
-  const episodes = latestByKey(results);
+export function renderJunit(config: Pick<RunRecord, 'run_id' | 'agent' | 'fault_profile' | 'seed' | 'created_at'>, results: readonly EpisodeResult[]): string {
+  const episodes = latestByWorkUnit(results);
   const suites = new Map<string, EpisodeResult[]>();
   for (const result of episodes) {
     const name = suiteName(result);
@@ -220,8 +178,8 @@ export function renderJunit(config: RunConfig, results: readonly EpisodeResult[]
   }
   const count = (list: readonly EpisodeResult[]) => ({
     tests: list.length,
-    failures: list.filter((r) => r.status !== 'infra_error' && !r.passed).length,
-    errors: list.filter((r) => r.status === 'infra_error').length,
+    failures: list.filter((r) => r.status === 'failed').length,
+    errors: list.filter((r) => r.status === 'agent_error' || r.status === 'infra_error').length,
     time: (list.reduce((s, r) => s + r.duration_ms, 0) / 1000).toFixed(3),
   });
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites${attrs({ name: `mcpbench ${config.run_id}`, ...count(episodes) })}>`];
@@ -235,9 +193,10 @@ export function renderJunit(config: RunConfig, results: readonly EpisodeResult[]
     out.push('    </properties>');
     for (const result of suite) {
       const head = `    <testcase${attrs({ classname: `${name}.${result.task_id}`, name: testCaseName(result), time: (result.duration_ms / 1000).toFixed(3) })}`;
-      if (result.status === 'infra_error') {
+      if (result.error && (result.status === 'agent_error' || result.status === 'infra_error')) {
+        const what = result.status === 'agent_error' ? 'agent error' : 'infrastructure error (not counted as an agent failure)';
         out.push(`${head}>`);
-        out.push(`      <error${attrs({ message: 'infrastructure error (not counted as an agent failure)', type: 'infra_error' })}>${xmlEscape(result.infra_error ?? 'unknown infrastructure error')}</error>`);
+        out.push(`      <error${attrs({ message: `${what}: ${result.error.code}: ${result.error.message.split('\n')[0]}`, type: result.status })}>${xmlEscape(errorBody(result))}</error>`);
         out.push('    </testcase>');
       } else if (!result.passed) {
         out.push(`${head}>`);
@@ -265,15 +224,17 @@ export interface ReportOutput {
   warnings: string[];
 }
 
-/** Reads `directory` and writes report.json, junit.xml and report.html into it. */
+/** Reads `directory` through the run store and writes report.json, junit.xml and report.html into it, atomically. */
 export function writeReport(directory: string, options: ReportOptions = {}): ReportOutput {
-  const run = readRun(directory);
+  const run = openRun(directory);
+  const records = [...run.episodes];
+  const warnings = [...run.warnings];
   // Bootstrap draws follow the run's seed unless the caller says otherwise, so a report is reproducible.
-  const scores = computeScores(run.results, { seed: run.config.seed, ...options.scoring });
-  const report: ReportJson = { run: run.config, scores, warnings: run.warnings };
-  const files = { json: join(directory, 'report.json'), junit: join(directory, 'junit.xml'), html: join(directory, 'report.html') };
-  writeFileSync(files.json, JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(files.junit, renderJunit(run.config, run.results));
-  writeFileSync(files.html, renderHtml({ config: run.config, scores, results: latestByKey(run.results), warnings: run.warnings }, options.assets ?? loadPlotAssets()));
-  return { files, report, warnings: run.warnings };
+  const scores = computeScores(records, { seed: run.config.seed, ...options.scoring });
+  const report: ReportJson = { run: run.config, scores, episodes: episodeOutcomes(records), warnings };
+  const files = { json: join(directory, REPORT_FILES.json), junit: join(directory, REPORT_FILES.junit), html: join(directory, REPORT_FILES.html) };
+  writeJsonAtomicSync(files.json, report);
+  writeFileAtomicSync(files.junit, renderJunit(run.config, records));
+  writeFileAtomicSync(files.html, renderHtml({ config: run.config, scores, results: latestByWorkUnit(records), warnings }, options.assets ?? loadPlotAssets()));
+  return { files, report, warnings };
 }

@@ -4,8 +4,9 @@
  * and tasks with template provenance. `mcpbench stats` prints it; tasks/README.md is its Markdown form, so the
  * table a reader sees is computed, never typed.
  */
+import type { Registry } from '../mcp/registry.ts';
 import { leaves, parsePredicate } from '../predicates/tree.ts';
-import { CATEGORIES, DIFFICULTIES, type Task } from './model.ts';
+import { CATEGORIES, DIFFICULTIES, taskNamespaces, type Task } from './model.ts';
 
 type Category = (typeof CATEGORIES)[number];
 type Difficulty = (typeof DIFFICULTIES)[number];
@@ -41,8 +42,8 @@ export interface Composition {
   tags: Record<string, number>;
 }
 
-export function taskTraits(task: Task): TaskTraits {
-  const servers = Array.isArray(task.server) ? task.server : [task.server];
+export function taskTraits(task: Task, registry: Registry): TaskTraits {
+  const servers = taskNamespaces(task);
   const namespaces = new Set(servers);
   return {
     id: task.id,
@@ -50,7 +51,8 @@ export function taskTraits(task: Task): TaskTraits {
     category: task.category,
     difficulty: task.difficulty,
     crossServer: namespaces.size > 1,
-    information: leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => leaf.namespace === 'answer'),
+    // An information task: a predicate reads the agent's final answer (a virtual namespace's, `answer`).
+    information: leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => registry.predicate(leaf.name)?.declaration.reads.includes('answer') === true),
     distractors: task.available_tools.some((tool) => !namespaces.has(tool.slice(0, tool.indexOf('.')))),
     ...(task.template ? { template: task.template.id } : {}),
     tags: task.tags ?? [],

@@ -9,7 +9,7 @@ import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Findin
 import { JsonDocument, type JsonPath, type Span } from './document.ts';
 import { appendToArray } from './edits.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
-import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN } from './model.ts';
+import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, taskNamespaces } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
 import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
@@ -18,9 +18,6 @@ import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type S
 
 /** `TODO:` as authors leave them (`TODO.md` is a file name, not a marker). */
 const TODO = /\bTODO:/;
-
-/** `answer` checks the final text; it is not a server and need not be listed in `server`. */
-export const ANSWER_NAMESPACE = 'answer';
 
 export interface LintResult {
   document: JsonDocument;
@@ -113,9 +110,7 @@ class SemanticChecker {
     private readonly task: Record<string, unknown>,
     private readonly registry: Registry,
   ) {
-    const server = task.server;
-    const names = typeof server === 'string' ? [server] : Array.isArray(server) ? server : [];
-    this.taskNamespaces = names.filter((n): n is string => typeof n === 'string');
+    this.taskNamespaces = taskNamespaces(task);
     // While `server` names an unknown namespace, "not listed in server" findings would only echo that typo.
     this.serverIsKnown = this.taskNamespaces.length > 0 && this.taskNamespaces.every((n) => registry.get(n));
     const tools = Array.isArray(task.available_tools) ? task.available_tools : [];
@@ -263,7 +258,8 @@ class SemanticChecker {
 
   private checkSolutions(): void {
     let longest: { calls: number; index: number } | undefined;
-    const answerChecked = this.predicateLeaves.some((l) => l.namespace === ANSWER_NAMESPACE && !this.isNegated(l));
+    // A predicate that reads the final answer (its declaration says so: `reads: ["answer"]`).
+    const answerChecked = this.predicateLeaves.some((l) => this.registry.predicate(l.name)?.declaration.reads.includes('answer') && !this.isNegated(l));
     for (const key of ['reference_solutions', 'counterexamples'] as const) {
       const sequences = this.task[key];
       if (!Array.isArray(sequences)) continue;
@@ -358,7 +354,8 @@ class SemanticChecker {
       if (isObject(leaf.args) && !predicate.validateArguments(leaf.args)) {
         this.findings.push(...mapAjvErrors(this.document, predicate.validateArguments.errors ?? [], [...leaf.path, leaf.name], 'predicate-arguments', `arguments of \`${leaf.name}\``));
       }
-      if (leaf.namespace !== ANSWER_NAMESPACE && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
+      // A virtual namespace (no server: the answer checks) need not be listed in `server`.
+      if (!this.registry.isVirtual(leaf.namespace) && this.serverIsKnown && !this.taskNamespaces.includes(leaf.namespace) && !reportedMissing.has(leaf.namespace)) {
         reportedMissing.add(leaf.namespace);
         this.report('predicate-namespace-not-in-task', keySpan(),
           `\`${leaf.name}\` checks \`${leaf.namespace}\`, which \`server\` does not list: its server would not run. Add \`${leaf.namespace}\` to \`server\``,
@@ -460,7 +457,7 @@ class SemanticChecker {
     const usedByTools = new Set([...this.availableTools].map((t) => t.split('.')[0]));
     const server = this.task.server;
     this.taskNamespaces.forEach((namespace, i) => {
-      if (!this.isKnownNamespace(namespace) || namespace === ANSWER_NAMESPACE) return;
+      if (!this.isKnownNamespace(namespace) || this.registry.isVirtual(namespace)) return;
       if (usedByPredicate.has(namespace) || usedByTools.has(namespace)) return;
       const path: JsonPath = typeof server === 'string' ? ['server'] : ['server', i];
       this.report('unused-namespace', this.spanAt(path), `\`${namespace}\` is in \`server\` but no predicate checks it and no available tool uses it`);

@@ -236,6 +236,17 @@ export const TaskSchema = z
   });
 
 export type Task = z.infer<typeof TaskSchema>;
+
+/**
+ * The namespaces a task names in `server` (one, or several for a cross-server task), in order: the one
+ * reading of `server: string | string[]`. Takes unchecked JSON too (the linter's input): what is not a
+ * string is skipped.
+ */
+export function taskNamespaces(task: { server?: unknown }): string[] {
+  const server = task.server;
+  if (typeof server === 'string') return [server];
+  return Array.isArray(server) ? server.filter((s): s is string => typeof s === 'string') : [];
+}
 export type ToolCall = z.infer<typeof ToolCall>;
 export type FinalAnswer = z.infer<typeof FinalAnswer>;
 export type SolutionStep = z.infer<typeof SolutionStep>;

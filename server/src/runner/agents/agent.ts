@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Task } from '../../tasks/model.ts';
+import type { AgentErrorCode, EpisodeError } from '../store.ts';
 
 export interface AgentContext {
   task: Task;
@@ -26,8 +27,32 @@ export interface AgentOutcome {
   answer?: string;
 }
 
+/**
+ * How an agent says it broke (its process crashed, timed out, its endpoint answered garbage): a typed code
+ * and fields the episode record keeps as they are. Anything else an agent throws is recorded as
+ * `agent-exception` with its message.
+ */
+export class AgentError extends Error {
+  readonly kind = 'agent';
+  constructor(
+    readonly code: AgentErrorCode,
+    /** One sentence: what broke. */
+    readonly reason: string,
+    readonly fields: Omit<EpisodeError, 'kind' | 'code' | 'message'> = {},
+    /** The text form, when it says more than `reason` (the stderr tail, for people reading it as text). */
+    message: string = reason,
+  ) {
+    super(message);
+  }
+
+  toRecord(): EpisodeError {
+    return { kind: 'agent', code: this.code, message: this.reason, ...this.fields };
+  }
+}
+
 export interface Agent {
   name: string;
+  /** Resolves with the final answer; rejects with an AgentError when the agent broke. */
   run(context: AgentContext): Promise<AgentOutcome>;
   /** Never calls a tool (the noop agent): its episodes seed and read the state without starting a server. */
   callsNoTools?: boolean;

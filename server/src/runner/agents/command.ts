@@ -20,7 +20,7 @@
  *   behind are killed too, so nothing keeps calling the gateway after the episode.
  */
 import { spawn } from 'node:child_process';
-import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
+import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import { agentDeadlineMs, buildAgentRequest, tail } from './endpoint.ts';
 
 export interface CommandAgentOptions {
@@ -130,13 +130,18 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
           if (pending) takeLine(pending);
           const status = exit ?? { code, signal };
           if (stopping === 'abort') return reject(context.signal.reason);
+          const process = { exited: true, exit_code: status.code, signal: status.signal, ...(stderr.trim() ? { stderr_tail: tail(stderr) } : {}) };
           if (stopping === 'timeout') {
-            return reject(new Error(`command agent: timed out after ${deadlineMs} ms and was killed${stderrNote(stderr)}`));
+            const reason = `command agent: timed out after ${deadlineMs} ms and was killed`;
+            return reject(new AgentError('agent-timeout', reason, process, reason + stderrNote(stderr)));
           }
-          if (spawnError) return reject(new Error(`command agent: could not start ${argv[0]}: ${spawnError.message}`));
+          if (spawnError) {
+            const reason = `command agent: could not start ${argv[0]}: ${spawnError.message}`;
+            return reject(new AgentError('agent-spawn', reason, { exited: true }));
+          }
           if (status.code !== 0) {
             const how = status.code === null ? `was killed by ${status.signal ?? 'a signal'}` : `exited with code ${status.code}`;
-            return reject(new Error(`command agent ${how}${stderrNote(stderr)}`));
+            return reject(new AgentError('agent-exit', `command agent ${how}`, process, `command agent ${how}${stderrNote(stderr)}`));
           }
           resolve(answer !== undefined ? { answer } : {});
         });

@@ -14,7 +14,7 @@
  * The payload deliberately carries no predicate, initial state, reference solutions or counterexamples:
  * an agent that saw them could game the check instead of doing the task.
  */
-import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
+import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 
 /** One tool as the agent is told about it: what a model API needs to call it. */
 export interface AgentToolDescription {
@@ -96,11 +96,11 @@ export function createEndpointAgent(options: EndpointAgentOptions): Agent {
         body = await response.text();
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
-        if (timeout.aborted) throw new Error(`endpoint agent: ${options.url} did not answer within ${deadlineMs} ms`);
-        throw new Error(`endpoint agent: POST ${options.url} failed: ${describe(error)}`);
+        if (timeout.aborted) throw new AgentError('agent-timeout', `endpoint agent: ${options.url} did not answer within ${deadlineMs} ms`);
+        throw new AgentError('agent-unreachable', `endpoint agent: POST ${options.url} failed: ${describe(error)}`);
       }
       if (!response.ok) {
-        throw new Error(`endpoint agent: ${options.url} answered HTTP ${response.status}${body.trim() ? `: ${tail(body, 500)}` : ''}`);
+        throw new AgentError('agent-http', `endpoint agent: ${options.url} answered HTTP ${response.status}${body.trim() ? `: ${tail(body, 500)}` : ''}`, { http_status: response.status });
       }
       return parseEndpointResponse(options.url, response.status, body);
     },
@@ -113,15 +113,15 @@ function parseEndpointResponse(url: string, status: number, body: string): Agent
   try {
     parsed = JSON.parse(body);
   } catch {
-    throw new Error(`endpoint agent: ${url} answered HTTP ${status} with a body that is not JSON: ${tail(body, 200)}`);
+    throw new AgentError('agent-response', `endpoint agent: ${url} answered HTTP ${status} with a body that is not JSON: ${tail(body, 200)}`, { http_status: status });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`endpoint agent: ${url} answered with JSON that is not an object: ${tail(body, 200)}`);
+    throw new AgentError('agent-response', `endpoint agent: ${url} answered with JSON that is not an object: ${tail(body, 200)}`, { http_status: status });
   }
   const answer = (parsed as { answer?: unknown }).answer;
   if (answer === undefined) return {};
   if (typeof answer !== 'string') {
-    throw new Error(`endpoint agent: ${url} answered with an "answer" that is not a string (${typeof answer})`);
+    throw new AgentError('agent-response', `endpoint agent: ${url} answered with an "answer" that is not a string (${typeof answer})`, { http_status: status });
   }
   return { answer };
 }

@@ -21,7 +21,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Agent, AgentContext, AgentOutcome } from './agent.ts';
+import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import { describe, tail } from './endpoint.ts';
 
 export interface OpenAIAgentOptions {
@@ -126,16 +126,16 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
         try {
           return JSON.parse(text);
         } catch {
-          throw new Error(`openai agent: ${endpoint} answered HTTP ${response.status} with a body that is not JSON: ${tail(text, 200)}`);
+          throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered HTTP ${response.status} with a body that is not JSON: ${tail(text, 200)}`);
         }
       }
       const detail = `HTTP ${response.status}${text.trim() ? `: ${tail(text, 500)}` : ''}`;
       // Other 4xx (bad key, unknown model, a request the server rejects) will not get better by waiting.
-      if (response.status !== 429 && response.status < 500) throw new Error(`openai agent: ${endpoint} answered ${detail}`);
+      if (response.status !== 429 && response.status < 500) throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered ${detail}`);
       lastFailure = detail;
       if (attempt < maxRetries) await sleep(backoff(attempt, parseRetryAfter(response.headers.get('retry-after'))), signal);
     }
-    throw new Error(`openai agent: ${endpoint} failed after ${maxRetries + 1} attempts; last: ${lastFailure}`);
+    throw new AgentError('model-endpoint', `openai agent: ${endpoint} failed after ${maxRetries + 1} attempts; last: ${lastFailure}`);
   }
 
   function backoff(attempt: number, retryAfterMs: number | undefined): number {
@@ -253,7 +253,7 @@ function assistantMessage(response: unknown, endpoint: string): { content: strin
   const choice = (response as { choices?: Array<{ message?: unknown }> } | null)?.choices?.[0];
   const message = choice?.message as { content?: unknown; tool_calls?: unknown } | undefined;
   if (!message || typeof message !== 'object') {
-    throw new Error(`openai agent: ${endpoint} answered without choices[0].message: ${tail(JSON.stringify(response), 300)}`);
+    throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered without choices[0].message: ${tail(JSON.stringify(response), 300)}`);
   }
   const content = contentText(message.content);
   const calls: ToolCallMessage[] = [];
@@ -262,7 +262,7 @@ function assistantMessage(response: unknown, endpoint: string): { content: strin
       const call = raw as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
       const name = call.function?.name;
       if (typeof name !== 'string') {
-        throw new Error(`openai agent: ${endpoint} answered with a tool call without a function name`);
+        throw new AgentError('model-endpoint', `openai agent: ${endpoint} answered with a tool call without a function name`);
       }
       const args = call.function?.arguments;
       calls.push({

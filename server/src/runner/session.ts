@@ -1,0 +1,370 @@
+/**
+ * A run session: `startRun(options)` starts (or resumes) a run or a check and returns its stream of typed
+ * RunEvents, ending with `run-finished`. It owns everything between the user's options and the episodes: the
+ * tasks (files, folders, sealed sets), the agent from the agent registry, the fault profile, the plan
+ * (tasks x perturbation levels x variants x trials), goal perturbation and paraphrase scheduling, the run
+ * record (create, or resume: damaged lines quarantined, leftover sandboxes removed), the episodes, and at the
+ * end the scores and report (run) or the verdicts and checks.json (check). The CLI maps argv onto options and
+ * events onto a reporter; the editor reads the same events as `--reporter jsonl` lines.
+ */
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import type { Registry } from '../mcp/registry.ts';
+import { isPerturbationLevel, paraphrasedGoal, shownGoal, type ParaphraseEndpoint, type PerturbationLevel, type ShownGoal } from '../generator/perturb.ts';
+import { readTaskSources, type SealKey } from '../generator/seal.ts';
+import { computeScores } from '../scoring/metrics.ts';
+import { writeReport } from '../scoring/report.ts';
+import { agentVariants, createAgent } from './agents/registry.ts';
+import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck } from './check.ts';
+import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
+import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts';
+import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
+import type { SandboxBackend } from './sandbox.ts';
+import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
+import type { RunEvent, RunFinished } from './types.ts';
+
+/** Task files, folders and sealed sets (`*.sealed.json`, `x.sealed.json#tasks/a.json`), or tasks already loaded. */
+export type TaskInput = readonly string[] | readonly LoadedTask[];
+
+interface SessionCommon {
+  registry: Registry;
+  /** Where relative task paths and fault-profile files resolve. */
+  cwd: string;
+  backend: SandboxBackend;
+  /** Episodes at a time. */
+  concurrency: number;
+  /** Aborting stops the run: in-flight episodes are dropped, finished ones are kept; `run-finished` says interrupted. */
+  signal?: AbortSignal;
+  /** Where agents and the paraphraser read keys and endpoint defaults (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** The key of sealed sets (default: MCPBENCH_SET_KEY). */
+  setKey?: () => SealKey | string;
+  /** The mcpbench version, recorded in run.json. */
+  version?: string;
+  /** Further attempts of an episode that ended in an infrastructure error (default 2). */
+  maxInfraRetries?: number;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+export interface RunOptions extends SessionCommon {
+  mode: 'run';
+  tasks: TaskInput;
+  /** The run folder (created); default `<out>/<run id>`. */
+  directory?: string;
+  /** Where run folders go (default `<cwd>/runs`). */
+  out?: string;
+  runId?: string;
+  /** An agent of the registry (agents/registry.ts) and its options. */
+  agent: string;
+  agentOptions?: Record<string, unknown>;
+  /** `none` | `light` | `medium` | `heavy` | `<type>-only` | a profile file. */
+  faults?: string;
+  /** Overrides the profile's failure rate. */
+  faultRate?: number;
+  /** Each level is run over every (task, variant, trial) (default: none). */
+  perturbations?: readonly string[];
+  /** Paraphrase heavy-level goals through this OpenAI-compatible endpoint (key from the environment). */
+  paraphrase?: { baseUrl: string; model: string };
+  trials?: number;
+  seed?: number;
+  /** Write report.json, junit.xml and report.html when the run finishes uninterrupted (default true). */
+  report?: boolean;
+}
+
+export interface ResumeOptions extends SessionCommon {
+  mode: 'resume';
+  /** The run folder of an interrupted run or check. */
+  directory: string;
+  report?: boolean;
+}
+
+export interface CheckOptions extends SessionCommon {
+  mode: 'check';
+  tasks: TaskInput;
+  directory?: string;
+  out?: string;
+  runId?: string;
+  /** Seed of the fault probes (default 1). */
+  seed?: number;
+}
+
+export type SessionOptions = RunOptions | ResumeOptions | CheckOptions;
+
+/** Options that cannot make a run (a paraphrase without the heavy level ...); the CLI reports them as usage errors. */
+export class SessionError extends Error {}
+
+/** `run-YYYYMMDD-HHMMSS-<6 hex>`: sorts by start time. */
+export function newRunId(prefix = 'run'): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  return `${prefix}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Starts the session when iteration begins; events arrive in order and the last is `run-finished`. Errors
+ * that prevent a run (tasks with lint errors, a wrong set key, unknown agent or profile, a folder that is not
+ * a run) are thrown by the iteration before any event. Leaving the loop early stops the run.
+ */
+export function startRun(options: SessionOptions): AsyncIterable<RunEvent> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+      const queue: RunEvent[] = [];
+      let wake: (() => void) | undefined;
+      let settled = false;
+      let failure: { error: unknown } | undefined;
+      const stop = new AbortController();
+      const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+      const work = runSession({ ...options, signal }, (event) => {
+        queue.push(event);
+        wake?.();
+      }).then(
+        () => undefined,
+        (error: unknown) => void (failure = { error }),
+      ).finally(() => {
+        settled = true;
+        wake?.();
+      });
+      return {
+        async next(): Promise<IteratorResult<RunEvent>> {
+          for (;;) {
+            const event = queue.shift();
+            if (event) return { value: event, done: false };
+            if (settled) {
+              if (failure) {
+                const { error } = failure;
+                failure = undefined;
+                throw error;
+              }
+              return { value: undefined, done: true };
+            }
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        },
+        async return(): Promise<IteratorResult<RunEvent>> {
+          stop.abort(new Error('the session was left'));
+          await work;
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}
+
+/** Runs a session to its end and returns how it finished (events go to `onEvent`). */
+export async function runToEnd(options: SessionOptions, onEvent: (event: RunEvent) => void = () => undefined): Promise<RunFinished> {
+  let finished: RunFinished | undefined;
+  for await (const event of startRun(options)) {
+    onEvent(event);
+    if (event.type === 'run-finished') finished = event;
+  }
+  if (!finished) throw new Error('the session ended without run-finished');
+  return finished;
+}
+
+/** A check of tasks already loaded, into `directory` (what `generate --check` does for a batch). */
+export async function runCheck(
+  tasks: readonly LoadedTask[],
+  options: Omit<CheckOptions, 'mode' | 'tasks'>,
+  onEvent?: (event: RunEvent) => void,
+): Promise<{ checks: CheckRecord[]; interrupted: boolean; directory: string }> {
+  const finished = await runToEnd({ ...options, mode: 'check', tasks }, onEvent);
+  if (finished.kind !== 'check') throw new Error('a check session finished as a run');
+  return { checks: finished.checks, interrupted: finished.interrupted, directory: finished.directory };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+type Emit = (event: RunEvent) => void;
+
+function loadInput(input: TaskInput, options: SessionCommon): LoadedTask[] {
+  if (input.length === 0) return [];
+  if (typeof input[0] !== 'string') return [...(input as readonly LoadedTask[])];
+  const paths = (input as readonly string[]).map((path) => (path.includes('#') ? path : resolve(options.cwd, path)));
+  return loadTaskSources(options.setKey ? readTaskSources(paths, options.setKey) : readTaskSources(paths), options.registry);
+}
+
+/** A profile file is recorded by its absolute path, so a resumed run finds it from anywhere. */
+function faultSpec(spec: string, cwd: string): string {
+  return spec in FAULT_PROFILES || (spec.endsWith('-only') && !spec.includes('/') && !spec.includes('\\')) ? spec : resolve(cwd, spec);
+}
+
+function levelsOf(levels: readonly string[]): PerturbationLevel[] {
+  const wrong = levels.filter((level) => !isPerturbationLevel(level));
+  if (levels.length === 0 || wrong.length) throw new SessionError(`unknown perturbation level(s) ${wrong.join(', ') || '(none given)'}: use none, light, medium, heavy`);
+  return [...new Set(levels as PerturbationLevel[])];
+}
+
+async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
+  if (options.mode === 'check') return checkSession(options, emit);
+  let store: WritableRun;
+  let tasks: LoadedTask[];
+  if (options.mode === 'resume') {
+    const resumed = resumeRun(resolve(options.cwd, options.directory));
+    store = resumed;
+    tasks = loadInput(store.config.task_files, options);
+    const moved = resumed.moved.length;
+    const runId = store.config.run_id;
+    if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, EPISODES_FILE)} moved to the quarantine file; their work units run again` });
+    const removed = removeLeftoverSandboxes(runId);
+    if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
+    if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
+  } else {
+    tasks = loadInput(options.tasks, options);
+    const levels = levelsOf(options.perturbations ?? ['none']);
+    if (options.paraphrase && !levels.includes('heavy')) throw new SessionError(`a paraphrase rewrites heavy-level goals: add heavy to the perturbation levels (now ${levels.join(',')})`);
+    const runId = options.runId ?? newRunId();
+    // The agent is created once here to check its options before anything is written.
+    const { options: agentOptions } = createAgent(options.agent, options.agentOptions ?? {}, { env: options.env ?? process.env });
+    const faults = faultSpec(options.faults ?? 'none', options.cwd);
+    loadFaultProfile(faults, options.cwd, options.faultRate === undefined ? {} : { rate: options.faultRate });
+    store = createRunFolder(options, runId, tasks, {
+      kind: 'run',
+      agent: options.agent,
+      agent_options: agentOptions,
+      fault_profile: faults,
+      ...(options.faultRate !== undefined ? { fault_rate: options.faultRate } : {}),
+      perturbations: levels,
+      ...(options.paraphrase ? { paraphrase: { baseUrl: options.paraphrase.baseUrl, model: options.paraphrase.model } } : {}),
+      trials: options.trials ?? 1,
+      seed: options.seed ?? 1,
+    });
+  }
+  await executeAgentRun(store, tasks, options, emit);
+}
+
+async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options: RunOptions | ResumeOptions, emit: Emit): Promise<void> {
+  const config: RunRecord = store.config;
+  const env = options.env ?? process.env;
+  const { agent, descriptor } = createAgent(config.agent, config.agent_options, { env });
+  const profile = loadFaultProfile(config.fault_profile, options.cwd, config.fault_rate === undefined ? {} : { rate: config.fault_rate });
+  const levels = levelsOf(config.perturbations);
+  // The goal of each (task, level, trial) is fixed by the seed: the same run seed shows the same goals, and the
+  // fault decisions (seed, task, trial, call) are the same at every level, so levels differ in the goal only.
+  const specs = planRun(tasks, {
+    agent,
+    variants: (task) => agentVariants(descriptor, agent, task),
+    trials: config.trials,
+    profile,
+    perturbation: levels,
+    goal: (task, trial, level) => shownGoal(task, level as PerturbationLevel, config.seed, trial),
+  });
+  const pending = pendingSpecs(specs, store.episodes, config.seed);
+  if (config.paraphrase) {
+    const apiKey = nonEmpty(env.MCPBENCH_PARAPHRASE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
+    await paraphraseGoals(pending, { ...config.paraphrase, ...(apiKey ? { apiKey } : {}) }, config, emit);
+  }
+  emit(runStarted(store, specs, pending, agent.name, profile.name));
+  const { interrupted } = await executeRun(pending, { ...environment(options, config), store, onEvent: emit });
+  const scores = computeScores(store.episodes, { seed: config.seed });
+  const report = (options.report ?? true) && !interrupted ? writeReport(store.directory).files : undefined;
+  emit({ type: 'run-finished', kind: 'run', run_id: config.run_id, directory: store.directory, interrupted, scores, ...(report ? { report } : {}) });
+}
+
+/** A new run folder (`directory`, or `<out>/<run id>`) and its run.json: the options' part, then the run's own. */
+function createRunFolder(
+  options: RunOptions | CheckOptions,
+  runId: string,
+  tasks: readonly LoadedTask[],
+  own: Omit<NewRunRecord, 'run_id' | 'created_at' | 'mcpbench_version' | 'task_files' | 'tasks' | 'concurrency' | 'sandbox'>,
+): WritableRun {
+  const directory = options.directory ? resolve(options.cwd, options.directory) : join(resolve(options.cwd, options.out ?? 'runs'), runId);
+  return createRun(directory, {
+    run_id: runId,
+    created_at: new Date().toISOString(),
+    ...(options.version ? { mcpbench_version: options.version } : {}),
+    task_files: tasks.map((t) => t.file),
+    tasks: tasks.map((t) => t.task.id),
+    concurrency: options.concurrency,
+    sandbox: options.backend,
+    ...own,
+  });
+}
+
+function runStarted(store: WritableRun, specs: readonly EpisodeSpec[], pending: readonly EpisodeSpec[], agent: string, faultProfile: string): RunEvent {
+  const { config } = store;
+  return {
+    type: 'run-started',
+    kind: config.kind,
+    run_id: config.run_id,
+    directory: store.directory,
+    tasks: config.tasks,
+    episodes: specs.length,
+    recorded: specs.length - pending.length,
+    agent,
+    fault_profile: faultProfile,
+    seed: config.seed,
+  };
+}
+
+function environment(options: SessionCommon, config: RunRecord, faultOptions?: Partial<FaultOptions>) {
+  return {
+    concurrency: options.concurrency,
+    runId: config.run_id,
+    registry: options.registry,
+    seed: config.seed,
+    backend: options.backend,
+    ...(faultOptions ? { faultOptions } : {}),
+    ...(options.maxInfraRetries !== undefined ? { maxInfraRetries: options.maxInfraRetries } : {}),
+    ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+    ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+const nonEmpty = (value: string | undefined) => (value && value.trim() ? value.trim() : undefined);
+
+/**
+ * Replaces the goals of the episodes still to run at a paraphrasing level with their paraphrase, asking the
+ * endpoint once per (task, level, trial) (the variants of one trial share it). Episodes already recorded
+ * keep the goal they were run with.
+ */
+async function paraphraseGoals(specs: EpisodeSpec[], endpoint: ParaphraseEndpoint, config: RunRecord, emit: Emit): Promise<void> {
+  const cache = new Map<string, Promise<ShownGoal>>();
+  let asked = 0;
+  const refused: string[] = [];
+  for (const spec of specs) {
+    const level = spec.key.perturbation as PerturbationLevel;
+    const id = JSON.stringify([spec.task.id, level, spec.key.trial]);
+    let shown = cache.get(id);
+    if (!shown) {
+      shown = paraphrasedGoal(spec.task, level, config.seed, spec.key.trial, endpoint);
+      cache.set(id, shown);
+      const result = await shown;
+      if (result.perturbed?.paraphrase) {
+        asked++;
+        if (!result.perturbed.paraphrase.paraphrased) refused.push(`${spec.task.id} trial ${spec.key.trial}: ${result.perturbed.paraphrase.error}`);
+      }
+    }
+    const { goal, perturbed } = await shown;
+    spec.goal = goal;
+    if (perturbed) spec.perturbed = perturbed;
+  }
+  if (asked) {
+    const kept = refused.length ? `; the deterministic goal was kept for:\n${refused.map((line) => `  ${line}`).join('\n')}` : '';
+    emit({ type: 'notice', run_id: config.run_id, level: refused.length ? 'warning' : 'info', message: `paraphrase (${endpoint.model}): ${asked - refused.length} of ${asked} heavy goal(s) paraphrased${kept}` });
+  }
+}
+
+async function checkSession(options: CheckOptions, emit: Emit): Promise<void> {
+  const tasks = loadInput(options.tasks, options);
+  const runId = options.runId ?? newRunId('check');
+  const seed = options.seed ?? 1;
+  const store = createRunFolder(options, runId, tasks, { kind: 'check', agent: 'check', fault_profile: 'check', perturbations: ['none'], trials: 1, seed });
+  await executeCheck(store, tasks, options, emit);
+}
+
+/**
+ * The self-test of the tasks, recorded like any run: the check episodes under the check's fault timings,
+ * then each task judged and checks.json written (not when interrupted: a resumed check finishes it).
+ */
+async function executeCheck(store: WritableRun, tasks: LoadedTask[], options: SessionCommon, emit: Emit): Promise<void> {
+  const config = store.config;
+  const specs = planCheck(tasks, config.seed);
+  const pending = pendingSpecs(specs, store.episodes, config.seed);
+  emit(runStarted(store, specs, pending, 'check', 'check'));
+  const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
+  const checks = judgeCheck(tasks, store.episodes);
+  if (!interrupted) store.writeChecks(checks);
+  emit({ type: 'run-finished', kind: 'check', run_id: config.run_id, directory: store.directory, interrupted, checks });
+}
