@@ -84,7 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
       const runs = folder ? listRuns(path.join(folder.uri.fsPath, 'runs')).filter((r) => r.report) : [];
       if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
       const picked = await vscode.window.showQuickPick(
-        runs.map((r) => ({ label: r.id, description: `${r.agent}, faults ${r.fault_profile}: ${r.outcomes.passed}/${r.episodes} passed`, directory: r.directory })),
+        runs.map((r) => ({ label: r.id, description: r.label, directory: r.directory })),
         { title: 'Open the report of a run' },
       );
       if (picked) await openReport(picked.directory);
@@ -99,9 +99,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
 
   return {
     testController: tests.controller,
-    runTests: (uris, profile) => tests.runTests(uris, profile),
+    runTests: (uris, profile, options) => tests.runTests(uris, profile, options?.token ? { token: options.token } : {}),
+    runTestItems: (items, profile) => tests.runTestItems(items, profile),
     showRunnerPanel: () => panel.show(),
     runnerMessages: () => panel.messages(),
+    onRunnerMessage: tests.onRunBroadcast,
+    runnerHistory: () => panel.history(),
     languageClient: () => server?.languageClient,
     coverageOf: (uri) => tests.coverageOf(uri),
     reviewBatch: (uri) => reviews.open(uri),

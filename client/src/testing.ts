@@ -12,7 +12,7 @@ import type { TaskRunOutcome, TestProfileName } from './api.ts';
 import { checkArgs, FAULT_PROFILE_CHOICES, runArgs, SettingsError } from './cli-args.ts';
 import type { CliLauncher } from './cli-launcher.ts';
 import { coverageRanges, rangeOfPath } from './coverage-ranges.ts';
-import { checkedOutcome, RunOutcomeTracker, type CheckedOutcome, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
+import { checkedOutcome, RunOutcomeTracker, runSummary, type CheckedOutcome, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
 import { readRunSettings } from './settings.ts';
 import { groupTasks, isTaskFile, readTaskHeader, runTitle, type TaskEntry } from './task-tree.ts';
 import { failingNode, formatCall } from './verdict-text.ts';
@@ -32,6 +32,8 @@ export type RunBroadcast =
 export interface RunRequestOptions {
   /** The fault profile for a `faults` run (default: the `mcpbench.faultProfile` setting). */
   faults?: string;
+  /** Cancels the run as Stop in the Test Explorer does. */
+  token?: vscode.CancellationToken;
 }
 
 /** Serves the `vscode-lm` agent; see lm-agent.ts. */
@@ -243,13 +245,20 @@ export class TaskTestExplorer implements vscode.Disposable {
       }
     }
     if (missing) this.rebuild();
-    const items = uris.flatMap((uri) => this.findItem(uri.toString()) ?? []);
+    return this.runTestItems(uris.flatMap((uri) => this.findItem(uri.toString()) ?? []), profile, options);
+  }
+
+  /** Runs test items (tasks, or groups: a namespace, a category) with a profile, as the Test Explorer's run buttons do. */
+  async runTestItems(items: vscode.TestItem[], profile: TestProfileName, options: RunRequestOptions = {}): Promise<TaskRunOutcome[]> {
     const runProfile = profile === 'check' ? this.profiles.coverage : this.profiles[profile];
     const request = new vscode.TestRunRequest(items, undefined, runProfile);
     const cancellation = new vscode.CancellationTokenSource();
+    const forwarded = options.token?.onCancellationRequested(() => cancellation.cancel());
+    if (options.token?.isCancellationRequested) cancellation.cancel();
     try {
       return await this.execute(profile, request, cancellation.token, options, profile === 'check');
     } finally {
+      forwarded?.dispose();
       cancellation.dispose();
     }
   }
@@ -361,6 +370,10 @@ export class TaskTestExplorer implements vscode.Disposable {
         if (event.type === 'run-started') startedRun = true;
         const update = tracker.onEvent(event);
         for (const id of update.started) for (const item of itemsById.get(id) ?? []) run.started(item);
+        if (event.type === 'call-started') {
+          const line = `${event.key.variant} trial ${event.key.trial}: #${event.call.index} ${event.call.qualified ?? event.call.tool} … (in flight)`;
+          for (const item of itemsById.get(event.key.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
+        }
         if (event.type === 'call') {
           const line = `${event.key.variant} trial ${event.key.trial}: ${formatCall(event.call)}`;
           for (const item of itemsById.get(event.key.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
@@ -376,9 +389,11 @@ export class TaskTestExplorer implements vscode.Disposable {
       },
       (text) => (stderrTail = (stderrTail + text).slice(-2000)),
     );
-    const cancelled = token.onCancellationRequested(() => cli.cancel());
+    // The caller's token, and the run's own: Stop in the Test Explorer cancels a run started from a command too.
+    const cancellations = [token, run.token].map((t) => t.onCancellationRequested(() => cli.cancel()));
+    if (token.isCancellationRequested || run.token.isCancellationRequested) cli.cancel();
     const exit = await cli.exited;
-    cancelled.dispose();
+    cancellations.forEach((c) => c.dispose());
     // The CLI refused the run before it began (a usage error, a sandbox that does not work here, a task it cannot
     // load): its own message, said plainly, not "Finished."
     const refusedByCli = !exit.cancelled && !startedRun && exit.code !== 0 ? cliRefusal(stderrTail, exit) : undefined;
@@ -388,12 +403,13 @@ export class TaskTestExplorer implements vscode.Disposable {
       : exit.error
         ? `Could not start the mcpbench CLI: ${exit.error.message}`
         : refusedByCli ?? `The mcpbench CLI exited (code ${exit.code ?? exit.signal}) before this task finished.${stderrTail.trim() ? `\n${stderrTail.trim()}` : ''}`;
-    for (const outcome of tracker.finish(reason)) {
+    for (const outcome of tracker.finish(reason, { cancelled: exit.cancelled })) {
       // A task that never started in a run the CLI refused (bad arguments, a task it cannot load) is an error, not a skip.
       apply(outcome.state === 'skipped' && !exit.cancelled ? { ...outcome, state: 'errored' } : outcome);
     }
     run.end();
-    this.broadcast.fire({ type: 'end', ...(exit.cancelled ? { message: 'Cancelled.' } : refusedByCli ? { message: refusedByCli } : {}) });
+    // The panel's last word is made from the outcomes the Test Explorer shows.
+    this.broadcast.fire({ type: 'end', message: refusedByCli ?? runSummary(outcomes, { cancelled: exit.cancelled }) });
     return this.summarize(outcomes);
   }
 
