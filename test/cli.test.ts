@@ -1,11 +1,11 @@
 /**
  * The built `mcpbench` CLI (dist/cli.js) as a user runs it: exit codes, the `file:line:col severity code
- * message` text form, JSON, SARIF 2.1.0, --max-warnings, and `hash`.
+ * message` text form, JSON, --max-warnings, and `hash` (SARIF: sarif.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,24 +50,6 @@ test('json output carries 1-based positions, offsets and fixes', () => {
   assert.deepEqual([d.line, d.column, d.endLine, d.endColumn], [6, 16, 6, 17]);
   assert.deepEqual(d.fixes[0].edits[0].newText, '2');
   assert.equal(report.totals.errors, 1);
-});
-
-test('sarif output is a SARIF 2.1.0 log whose results point at rules and 1-based regions', () => {
-  const { stdout } = run(['lint', '--format', 'sarif', 'test/fixtures/broken']);
-  const log = JSON.parse(stdout);
-  assert.equal(log.version, '2.1.0');
-  const [sarifRun] = log.runs;
-  const ruleIds = sarifRun.tool.driver.rules.map((r: { id: string }) => r.id);
-  assert.ok(sarifRun.results.length > 40);
-  for (const result of sarifRun.results) {
-    assert.equal(ruleIds[result.ruleIndex], result.ruleId);
-    assert.ok(['error', 'warning', 'note'].includes(result.level));
-    const { artifactLocation, region } = result.locations[0].physicalLocation;
-    assert.match(artifactLocation.uri, /^test\/fixtures\/broken\/[\w-]+\.json$/);
-    assert.equal(artifactLocation.uriBaseId, 'SRCROOT');
-    assert.ok(region.startLine >= 1 && region.startColumn >= 1 && region.endLine >= region.startLine);
-  }
-  assert.equal(sarifRun.columnKind, 'utf16CodeUnits');
 });
 
 test('--max-warnings turns warnings into a failing exit code', () => {
@@ -123,4 +105,44 @@ test('stats prints the composition of a set: namespace x category x difficulty, 
   const markdown = run(['stats', fixtures, '--format', 'markdown', '--title', 'Fixtures']).stdout;
   assert.match(markdown, /^# Fixtures\n/);
   assert.match(markdown, /\| `github` \| 1 \| 0 \| 0 \| 0 \| 2 \| 0 \| 0 \| 1 \| 0 \| 4 \|/);
+});
+
+test('new writes a task skeleton that lints with a finding for each thing left to write, and never overwrites', () => {
+  const dir = scratch({});
+  const created = run(['new', 'fs-archive-invoices-001', '--server', 'filesystem', '--category', 'composition', '--difficulty', 'medium'], dir);
+  assert.equal(created.code, 0, created.stderr);
+  assert.equal(created.stdout.trim(), join('tasks', 'filesystem', 'fs-archive-invoices-001.json'));
+  const file = join(dir, 'tasks', 'filesystem', 'fs-archive-invoices-001.json');
+  const task = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual([task.id, task.server, task.category, task.difficulty], ['fs-archive-invoices-001', 'filesystem', 'composition', 'medium']);
+  assert.ok(task.available_tools.includes('filesystem.move_file'));
+  const lint = run(['lint', '--format', 'json', file], dir);
+  assert.equal(lint.code, 1, 'a skeleton is not a finished task');
+  const codes = JSON.parse(lint.stdout).files[0].diagnostics.map((d: { code: string; message: string }) => `${d.code}: ${d.message}`);
+  assert.ok(codes.some((c: string) => /^todo: left to do: what the agent must do/.test(c)), codes.join('\n'));
+  assert.ok(codes.some((c: string) => c.startsWith('empty-combinator')), codes.join('\n'));
+
+  const again = run(['new', 'fs-archive-invoices-001', '--server', 'filesystem'], dir);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /exists already/);
+  assert.match(run(['new', 'x-001', '--server', 'filesystm'], dir).stderr, /unknown namespace `filesystm`/);
+  assert.equal(run(['new', 'Bad Id', '--server', 'filesystem'], dir).code, 2);
+  const cross = run(['new', 'gh-chat-001', '--server', 'github,chat', '--out', 'x.task.json'], dir);
+  assert.equal(cross.code, 0, cross.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'x.task.json'), 'utf8')).server, ['github', 'chat']);
+});
+
+test('a sandbox backend asked for by name that does not work here is refused before anything starts, with the fix', () => {
+  // A PATH with Node and nothing else: no bubblewrap, no docker.
+  const bin = scratch({});
+  symlinkSync(process.execPath, join(bin, 'node'));
+  const result = spawnSync(process.execPath, [cli, 'run', join(root, 'test', 'fixtures', 'tasks', 'filesystem', 'fs-move-report-001.json'), '--sandbox', 'bwrap', '--reporter', 'none'], {
+    cwd: scratch({}),
+    encoding: 'utf8',
+    env: { ...process.env, PATH: bin },
+  });
+  assert.equal(result.status, 2, result.stderr);
+  assert.match(result.stderr, /sandbox backend `bwrap` does not work here: not installed \(apt-get install bubblewrap\)/);
+  assert.match(result.stderr, /mcpbench doctor/);
+  assert.doesNotMatch(result.stderr, /ENOENT|at .*\.js/);
 });

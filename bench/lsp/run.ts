@@ -7,10 +7,17 @@
  * Our server's debounce is switched off (`initializationOptions.debounceMs: 0`; the baseline has none), so
  * nothing is subtracted. Then our server's memory (VmRSS) with every task file of tasks/ open.
  *
- *   node esbuild.mjs && npx tsx bench/lsp/run.ts          (EDITS=200 WARMUP=20 by default)
+ * Workspace diagnostics: a workspace of FILES (1,000) task files nobody opens (the dev set five times over, ids
+ * made unique, each with an unknown key that both linters report); the time from `initialized` to the first and
+ * to the last file's publishDiagnostics and the server's memory then, for our server (full lint of every file)
+ * and for the baseline validating the same files against the schema. Then, on our server with that workspace
+ * loaded, go-to-definition (a tool name to its namespace file) and find-references (a tool used across the
+ * workspace) latency, medians.
+ *
+ *   node esbuild.mjs && npx tsx bench/lsp/run.ts          (EDITS=200 WARMUP=20 FILES=1000 by default)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as esbuild from 'esbuild';
 import { join } from 'node:path';
@@ -19,8 +26,10 @@ import { getLanguageService } from 'vscode-json-languageservice';
 import {
   createProtocolConnection,
   DidChangeTextDocumentNotification,
+  DefinitionRequest,
   DidOpenTextDocumentNotification,
   DocumentSymbolRequest,
+  ReferencesRequest,
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
@@ -36,6 +45,7 @@ import { schemasDir } from '../../server/src/paths.ts';
 import { collectTaskFiles, readText } from '../../server/src/tasks/files.ts';
 
 const EDITS = Number(process.env.EDITS ?? 200);
+const FILES = Number(process.env.FILES ?? 1000);
 const WARMUP = Number(process.env.WARMUP ?? 20);
 const root = join(__dirname, '..', '..');
 const serverModule = join(root, 'dist', 'server.js');
@@ -239,9 +249,119 @@ async function memory() {
   console.log(`  server memory (VmRSS): ${(idle / 1024).toFixed(1)} MiB after start-up with the registry loaded, ${(loaded / 1024).toFixed(1)} MiB with all ${files.length} files of tasks/ open and linted`);
 }
 
+/** FILES task files under `<dir>/tasks/<ns>/`: the dev set over and over, ids made unique, each with one unknown key. */
+function writeWorkspace(dir: string): { files: string[]; toolFile: string } {
+  const sources = collectTaskFiles([join(root, 'tasks')]).map((file) => JSON.parse(readText(file)) as Record<string, unknown> & { id: string; server: string | string[] });
+  const files: string[] = [];
+  for (let i = 0; files.length < FILES; i++) {
+    const task = structuredClone(sources[i % sources.length]!);
+    task.id = `${task.id}-w${Math.floor(i / sources.length)}`;
+    task.notes = 'written by bench/lsp'; // an unknown key: the task schema and our linter both report it
+    const namespace = Array.isArray(task.server) ? task.server[0]! : task.server;
+    const file = join(dir, 'tasks', namespace, `${task.id}.json`);
+    mkdirSync(join(dir, 'tasks', namespace), { recursive: true });
+    writeFileSync(file, JSON.stringify(task, null, 2) + '\n');
+    files.push(file);
+  }
+  const toolFile = files.find((f) => readFileSync(f, 'utf8').includes('"filesystem.move_file"'))!;
+  return { files, toolFile };
+}
+
+interface WorkspacePass {
+  firstMs: number;
+  lastMs: number;
+  published: number;
+  rssMiB: number;
+}
+
+/** Starts a server on `dir`, then times `initialized` → the first and the last of `expected` files published. */
+async function workspacePass(module: string, dir: string, expected: number, env: Record<string, string> = {}): Promise<{ pass: WorkspacePass; connection: ProtocolConnection; stop: () => Promise<void> }> {
+  // PROFILE_DIR=<dir>: a CPU profile of each server, for finding where the time goes.
+  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, module, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const seen = new Set<string>();
+  let start = 0n;
+  let first = 0;
+  let resolveDone: (ms: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => (resolveDone = resolve));
+  connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+    if (!params.diagnostics.length || seen.has(params.uri)) return;
+    seen.add(params.uri);
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (seen.size === 1) first = ms;
+    if (seen.size === expected) resolveDone(ms);
+  });
+  connection.listen();
+  const folderUri = pathToFileURL(dir).href;
+  await connection.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: folderUri, workspaceFolders: [{ uri: folderUri, name: 'bench' }], capabilities: {}, initializationOptions: { debounceMs: 0 } });
+  start = process.hrtime.bigint();
+  await connection.sendNotification(InitializedNotification.type, {});
+  const last = await done;
+  const pass = { firstMs: first, lastMs: last, published: seen.size, rssMiB: rssKiB(child.pid!) / 1024 };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    await connection.sendRequest(ShutdownRequest.type);
+    await connection.sendNotification(ExitNotification.type);
+    // It exits by itself (and writes its CPU profile); the kill is for one that does not.
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    connection.dispose();
+    child.kill();
+  };
+  return { pass, connection, stop };
+}
+
+async function workspaceDiagnostics() {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpbench-bench-ws-'));
+  try {
+    const { files, toolFile } = writeWorkspace(dir);
+    const ours = await workspacePass(serverModule, dir, files.length);
+    // Navigation on the loaded workspace: a tool name to its namespace file, and every use of it.
+    const uri = pathToFileURL(toolFile).href;
+    const text = readFileSync(toolFile, 'utf8');
+    await ours.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
+    const position = TextDocument.create(uri, 'json', 1, text).positionAt(text.indexOf('"filesystem.move_file"') + 2);
+    const timed = async (n: number, request: () => Promise<unknown>) => {
+      const times: number[] = [];
+      let result: unknown;
+      for (let i = 0; i < n; i++) {
+        const start = process.hrtime.bigint();
+        result = await request();
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      return { ms: median(times.slice(Math.min(5, n - 1))), result };
+    };
+    const definition = await timed(105, () => ours.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }));
+    const references = await timed(35, () => ours.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration: true } }));
+    const floor = await timed(105, () => ours.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: pathToFileURL(join(dir, 'bench-floor.schema.json')).href } }));
+    await ours.stop();
+
+    const scratch = mkdtempSync(join(tmpdir(), 'mcpbench-bench-lsp-'));
+    const json = await workspacePass(await buildBaselineServer(scratch), dir, files.length, { MCPBENCH_TASK_SCHEMA: join(schemasDir(), 'task.schema.json'), MCPBENCH_BASELINE_WORKSPACE: '1' });
+    await json.stop();
+    rmSync(scratch, { recursive: true, force: true });
+
+    const o = ours.pass;
+    const b = json.pass;
+    const defined = Array.isArray(definition.result) ? definition.result.length : 0;
+    const referenced = Array.isArray(references.result) ? references.result.length : 0;
+    console.log(`bench/lsp: workspace diagnostics for ${files.length} task files nobody opened (each with one unknown key), from \`initialized\``);
+    console.log(`  mcpbench language server (full lint):            first ${o.firstMs.toFixed(0)} ms, last ${o.lastMs.toFixed(0)} ms (${o.published} files), VmRSS ${o.rssMiB.toFixed(1)} MiB`);
+    console.log(`  vscode-json-languageservice (schema validation): first ${b.firstMs.toFixed(0)} ms, last ${b.lastMs.toFixed(0)} ms (${b.published} files), VmRSS ${b.rssMiB.toFixed(1)} MiB`);
+    console.log(`  ratio ours / baseline: first ${(o.firstMs / b.firstMs).toFixed(2)}, last ${(o.lastMs / b.lastMs).toFixed(2)}  (goal <= 1.0)`);
+    console.log(`  with the workspace loaded: go to definition ${definition.ms.toFixed(2)} ms (${defined} location), find references ${references.ms.toFixed(2)} ms (${referenced} locations), protocol floor ${floor.ms.toFixed(2)} ms; medians`);
+    console.log(`  load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
-  await latency();
-  await memory();
+  if (process.env.ONLY !== 'workspace') {
+    await latency();
+    await memory();
+  }
+  await workspaceDiagnostics();
 }
 
 main().catch((error) => {

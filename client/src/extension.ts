@@ -12,6 +12,8 @@ import { openReport, RunnerPanel } from './runner-panel.ts';
 import { ReviewViews } from './review-panel.ts';
 import { listRuns } from './run-history.ts';
 import { pickFaultProfile, TaskTestExplorer } from './testing.ts';
+import { Authoring } from './authoring.ts';
+import { TASK_LANGUAGE } from './language-client.ts';
 
 export { TASK_FILE_SELECTOR } from './language-client.ts';
 export type { MCPBenchExtensionApi } from './api.ts';
@@ -47,11 +49,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
   const output = vscode.window.createOutputChannel('MCPBench', { log: true });
   const launcher = new CliLauncher(context, output);
   const lmAgent = new LanguageModelAgent(output);
-  const tests = new TaskTestExplorer(launcher, lmAgent);
+  server = new LanguageServerHost(context, output);
+  const host = server;
+  const tests = new TaskTestExplorer(launcher, lmAgent, { fileStatus: (uri) => host.fileStatus(uri) });
   const panel = new RunnerPanel(context, tests.onRunBroadcast);
   const reviews = new ReviewViews(context, launcher);
-  server = new LanguageServerHost(context, output);
-  context.subscriptions.push(output, lmAgent, tests, panel, reviews, server);
+  const authoring = new Authoring(context, launcher, output, (uri) => reviews.open(uri));
+  context.subscriptions.push(output, lmAgent, tests, panel, reviews, server, ...authoring.register());
+  // For the walkthrough's "open a task" step.
+  const noteTaskOpened = (editor: vscode.TextEditor | undefined) => {
+    if (editor?.document.languageId === TASK_LANGUAGE) void vscode.commands.executeCommand('setContext', 'mcpbench.taskOpened', true);
+  };
+  noteTaskOpened(vscode.window.activeTextEditor);
+  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor(noteTaskOpened));
 
   const runFromCommand = async (argument: unknown, profile: 'run' | 'faults' | 'check', faults?: string) => {
     const uri = taskUri(argument);
@@ -74,7 +84,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
       const runs = folder ? listRuns(path.join(folder.uri.fsPath, 'runs')).filter((r) => r.report) : [];
       if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
       const picked = await vscode.window.showQuickPick(
-        runs.map((r) => ({ label: r.id, description: `${r.agent}, faults ${r.fault_profile}: ${r.outcomes.passed}/${r.episodes} passed`, directory: r.directory })),
+        runs.map((r) => ({ label: r.id, description: r.label, directory: r.directory })),
         { title: 'Open the report of a run' },
       );
       if (picked) await openReport(picked.directory);
@@ -89,11 +99,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
 
   return {
     testController: tests.controller,
-    runTests: (uris, profile) => tests.runTests(uris, profile),
+    runTests: (uris, profile, options) => tests.runTests(uris, profile, options?.token ? { token: options.token } : {}),
+    runTestItems: (items, profile) => tests.runTestItems(items, profile),
     showRunnerPanel: () => panel.show(),
+    runnerMessages: () => panel.messages(),
+    onRunnerMessage: tests.onRunBroadcast,
+    runnerHistory: () => panel.history(),
     languageClient: () => server?.languageClient,
     coverageOf: (uri) => tests.coverageOf(uri),
     reviewBatch: (uri) => reviews.open(uri),
+    newTask: (options) => authoring.newTask(options),
+    generateBatch: (template, options) => authoring.generateBatch(template, options),
+    lintTemplateSample: (template, seed) => authoring.lintSample(template, seed),
   };
 }
 

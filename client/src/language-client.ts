@@ -1,19 +1,28 @@
 /**
- * The language server's client: started for task and template files, its state shown in the status bar
- * (click: the output channel), and VS Code's JSON validation de-duplicated (see diagnostic-filter.ts).
+ * The language server's client: started for task and template files (the languages `mcpbench-task` and
+ * `mcpbench-template`, which VS Code's own JSON support leaves alone, so every problem is reported once, by the
+ * linter CI runs, at its severity), its state shown in the status bar (click: the output channel).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { hiddenInRange, partitionDiagnostics } from './diagnostic-filter.ts';
-import { vscodeValidatesJson } from './settings.ts';
+import type { FileStatus } from '../../server/src/lsp/service.ts';
 
-/** Task files (JSON under a `tasks/` folder, or `*.task.json`) and template grammars (`*.template.json`). */
+export type { FileStatus };
+
+/** The languages of task files (JSON under a `tasks/` folder, or `*.task.json`) and template grammars (`*.template.json`). */
+export const TASK_LANGUAGE = 'mcpbench-task';
+export const TEMPLATE_LANGUAGE = 'mcpbench-template';
+
 export const TASK_FILE_SELECTOR = [
-  { language: 'json', pattern: '**/tasks/**/*.json' },
-  { language: 'json', pattern: '**/*.task.json' },
-  { language: 'json', pattern: '**/*.template.json' },
+  { language: TASK_LANGUAGE, scheme: 'file' },
+  { language: TASK_LANGUAGE, scheme: 'untitled' },
+  { language: TEMPLATE_LANGUAGE, scheme: 'file' },
+  { language: TEMPLATE_LANGUAGE, scheme: 'untitled' },
 ];
+
+/** The request the language server answers with a file's kind and lint errors (lsp/service.ts). */
+const FILE_STATUS_REQUEST = 'mcpbench/fileStatus';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'error';
 
@@ -28,8 +37,6 @@ export class LanguageServerHost implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly statusItem: vscode.StatusBarItem;
   private state: ServerState = 'stopped';
-  /** Per document: our diagnostics hidden because VS Code's JSON validation reports the same problem. */
-  private readonly hidden = new Map<string, vscode.Diagnostic[]>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -66,19 +73,7 @@ export class LanguageServerHost implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: TASK_FILE_SELECTOR,
       outputChannel: this.output,
-      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{tasks/**/*.json,*.task.json,*.template.json}') },
-      middleware: {
-        handleDiagnostics: (uri, diagnostics, next) => {
-          const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-          const { shown, hidden } = partitionDiagnostics(diagnostics, vscodeValidatesJson(document));
-          this.hidden.set(uri.toString(), hidden);
-          next(uri, shown);
-        },
-        provideCodeActions: (document, range, context, token, next) => {
-          const extra = hiddenInRange(this.hidden.get(document.uri.toString()) ?? [], range);
-          return next(document, range, extra.length ? { ...context, diagnostics: [...context.diagnostics, ...extra] } : context, token);
-        },
-      },
+      // Files on disk: the server registers its own watchers (every task and template, opened or not, and check runs).
     };
     this.client = new LanguageClient('mcpbench', 'MCPBench', serverOptions, clientOptions);
     this.client.onDidChangeState((e) => {
@@ -98,7 +93,6 @@ export class LanguageServerHost implements vscode.Disposable {
   async restart(): Promise<void> {
     const old = this.client;
     this.client = undefined;
-    this.hidden.clear();
     if (old) {
       try {
         await old.stop();
@@ -108,6 +102,20 @@ export class LanguageServerHost implements vscode.Disposable {
       await old.dispose();
     }
     await this.start();
+  }
+
+  /**
+   * What the language server says of a file before it is run: a task or not, and its lint errors (opened or not).
+   * Undefined when the server is not running (the CLI then judges the file itself).
+   */
+  async fileStatus(uri: vscode.Uri): Promise<FileStatus | undefined> {
+    if (!this.client || this.state !== 'running') return undefined;
+    try {
+      return await this.client.sendRequest<FileStatus>(FILE_STATUS_REQUEST, { uri: this.client.code2ProtocolConverter.asUri(uri) });
+    } catch (error) {
+      this.output.appendLine(`${FILE_STATUS_REQUEST} ${uri.toString()}: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   async stop(): Promise<void> {

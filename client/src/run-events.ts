@@ -5,7 +5,18 @@
  */
 import type { RunEvent } from '../../server/src/runner/types.ts';
 
-const EVENT_TYPES = new Set<RunEvent['type']>(['run-started', 'episode-started', 'call', 'fault', 'episode-finished', 'notice', 'run-finished']);
+// A Record, so that a type added to the RunEvent union does not compile until it is listed here.
+const KNOWN: Record<RunEvent['type'], true> = {
+  'run-started': true,
+  'episode-started': true,
+  'call-started': true,
+  call: true,
+  fault: true,
+  'episode-finished': true,
+  notice: true,
+  'run-finished': true,
+};
+const EVENT_TYPES = new Set(Object.keys(KNOWN));
 
 export function parseRunEvent(line: string): RunEvent | undefined {
   const trimmed = line.trim();
@@ -18,7 +29,7 @@ export function parseRunEvent(line: string): RunEvent | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const type = (value as { type?: unknown }).type;
-  return typeof type === 'string' && EVENT_TYPES.has(type as RunEvent['type']) ? (value as RunEvent) : undefined;
+  return typeof type === 'string' && EVENT_TYPES.has(type) ? (value as RunEvent) : undefined;
 }
 
 export class JsonlEventReader {

@@ -6,6 +6,7 @@
  * task `errored` when the run ends without a scored episode. For `check`, the verdict per task comes from
  * the `run-finished` event's checks.
  */
+import { expectedOutcome } from '../../server/src/runner/check-variants.ts';
 import type { CheckRecord } from '../../server/src/runner/store.ts';
 import type { EpisodeResult, RunEvent, RunFinished } from '../../server/src/runner/types.ts';
 import { episodeMessage } from './verdict-text.ts';
@@ -105,13 +106,17 @@ export class RunOutcomeTracker {
     return update;
   }
 
-  /** The process ended: every task not yet decided gets its outcome from what did arrive. */
-  finish(reason: string): TaskOutcome[] {
+  /**
+   * The process ended: every task not yet decided gets its outcome from what did arrive. After a cancel, a task
+   * not decided is `skipped` whatever arrived of it (some trials of pass^k say nothing about all of them).
+   */
+  finish(reason: string, how: { cancelled?: boolean } = {}): TaskOutcome[] {
     const outcomes: TaskOutcome[] = [];
     for (const [taskId, state] of this.tasks) {
       if (state.done) continue;
       state.done = true;
-      if (state.results.length && this.mode === 'run') outcomes.push(runOutcome(taskId, state));
+      if (how.cancelled) outcomes.push({ taskId, state: 'skipped', message: reason, durationMs: sumDurations(state.results), results: state.results });
+      else if (state.results.length && this.mode === 'run') outcomes.push(runOutcome(taskId, state));
       else if (state.infra.length) {
         const last = state.infra[state.infra.length - 1]!;
         outcomes.push({ taskId, state: 'errored', message: episodeMessage(last), durationMs: sumDurations(state.infra), results: state.infra });
@@ -136,9 +141,50 @@ function runOutcome(taskId: string, state: TaskState): TaskOutcome {
   };
 }
 
+const STATE_WORDS: Record<OutcomeState, string> = { passed: 'passed', failed: 'failed', errored: 'errored', skipped: 'not run' };
+
+/**
+ * What became of a run, in the words both views use: the runner panel's closing line is made from the same
+ * outcomes the Test Explorer shows, so they never disagree (a run cancelled after its last episode finished
+ * says what its tasks came to, and that the cancel cut nothing short). An errored task says why: an agent or
+ * infrastructure error is not a failure of the task.
+ */
+export function runSummary(outcomes: readonly TaskOutcome[], how: { cancelled?: boolean } = {}): string {
+  const counts = (Object.keys(STATE_WORDS) as OutcomeState[])
+    .map((state) => [state, outcomes.filter((o) => o.state === state).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${STATE_WORDS[state]}`);
+  const tally = counts.length ? counts.join(', ') : 'no tasks';
+  const cutShort = outcomes.some((o) => o.state === 'skipped');
+  const lines = [how.cancelled ? (cutShort ? `Cancelled: ${tally}.` : `${tally} (cancelled after the last episode had finished: nothing was cut short).`) : `Finished: ${tally}.`];
+  const errored = outcomes.filter((o) => o.state === 'errored');
+  for (const o of errored.slice(0, 3)) lines.push(`${o.taskId} errored: ${(o.message ?? 'no reason given').split('\n')[0]}`);
+  if (errored.length > 3) lines.push(`… and ${errored.length - 3} more errored (see the Test Results)`);
+  return lines.join('\n');
+}
+
 export function checkMessage(check: CheckSummary): string {
   const lines = check.problems.map((p) => `- ${p}`);
   const { paths, leaves } = check.coverage;
   lines.push(`Coverage: ${paths.covered}/${paths.total} solution paths, ${leaves.covered}/${leaves.total} leaves witnessed`);
   return lines.join('\n');
+}
+
+export interface CheckedOutcome {
+  /** `failed, as expected` (a noop or counterexample that failed), `passed, but must fail`, ... */
+  label: string;
+  asExpected: boolean;
+}
+
+/**
+ * A check episode against the outcome its variant must have (the noop agent and counterexamples fail, reference
+ * solutions pass); undefined for an episode with no such expectation (a run's, a fault probe's) or that did not
+ * come to a verdict (an agent or infrastructure error: errored, neither as expected nor not).
+ */
+export function checkedOutcome(result: { variant: string; fault_profile: string; status: string; passed: boolean }): CheckedOutcome | undefined {
+  const expected = result.fault_profile === 'none' ? expectedOutcome(result.variant) : undefined;
+  if (expected === undefined || result.status === 'infra_error' || result.status === 'agent_error') return undefined;
+  const asExpected = (expected === 'pass') === result.passed;
+  const outcome = result.passed ? 'passed' : 'failed';
+  return { label: asExpected ? `${outcome}, as expected` : `${outcome}, but must ${expected}`, asExpected };
 }

@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunEvent } from '../../server/src/runner/types.ts';
-import { listRuns, readRun } from './run-history.ts';
+import { listRuns, readRun, type RunSummary } from './run-history.ts';
+import { checkedOutcome } from './run-outcomes.ts';
 import type { RunBroadcast } from './testing.ts';
 
 /** Messages the page sends. */
@@ -18,7 +19,7 @@ export class RunnerPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   /** The current run's messages, replayed when the panel opens (or reloads) mid-run. */
-  private current: unknown[] = [];
+  private current: RunBroadcast[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -26,6 +27,11 @@ export class RunnerPanel implements vscode.Disposable {
     onRunBroadcast: vscode.Event<RunBroadcast>,
   ) {
     onRunBroadcast((message) => this.onBroadcast(message), undefined, this.disposables);
+  }
+
+  /** What the panel was told of the current (or last) run, in order: what it draws. */
+  messages(): RunBroadcast[] {
+    return [...this.current];
   }
 
   private onBroadcast(message: RunBroadcast): void {
@@ -46,7 +52,12 @@ export class RunnerPanel implements vscode.Disposable {
 
   private postHistory(): void {
     const directory = this.runsDirectory();
-    this.post({ type: 'history', runs: directory ? listRuns(directory) : [] });
+    this.post({ type: 'history', runs: this.history(directory) });
+  }
+
+  /** The workspace's past runs as the panel lists them, newest first (each with the line it shows). */
+  history(directory = this.runsDirectory()): RunSummary[] {
+    return directory ? listRuns(directory) : [];
   }
 
   async show(preserveFocus = false): Promise<vscode.WebviewPanel> {
@@ -119,7 +130,12 @@ export class RunnerPanel implements vscode.Disposable {
     for (const message of run.warnings) events.push({ type: 'notice', run_id: runId, level: 'warning', message });
     events.push(run.finished);
     this.post({ type: 'begin', title: `History: ${runId}`, kind: 'history' });
-    for (const event of events) this.post({ type: 'event', event });
+    // A check's episodes against the outcome each must have, as when it ran.
+    const checking = run.finished.kind === 'check';
+    for (const event of events) {
+      const check = checking && event.type === 'episode-finished' ? checkedOutcome(event.result) : undefined;
+      this.post({ type: 'event', event, ...(check ? { check } : {}) });
+    }
     this.post({ type: 'end' });
   }
 

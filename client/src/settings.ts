@@ -31,8 +31,3 @@ export function readRunSettings(scope?: vscode.Uri): RunSettings {
 export function cliPathSetting(): string | undefined {
   return vscode.workspace.getConfiguration('mcpbench').get<string>('cliPath')?.trim() || undefined;
 }
-
-/** Whether VS Code's own JSON support validates JSON documents (and so reports schema problems itself). */
-export function vscodeValidatesJson(document?: vscode.TextDocument): boolean {
-  return vscode.workspace.getConfiguration('json', document).get<boolean>('validate.enable', true);
-}

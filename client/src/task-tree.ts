@@ -4,7 +4,9 @@
  * does not parse still shows up, so the author can run its check and see why.
  */
 
+import { isWorkspaceTaskPath } from '../../server/src/tasks/files.ts';
 import { taskNamespaces } from '../../server/src/tasks/model.ts';
+
 export const UNPARSED = '(unparsed)';
 
 export interface TaskHeader {
@@ -95,10 +97,24 @@ export function groupTasks(entries: TaskEntry[]): NamespaceGroup[] {
 export const namespaceGroupId = (ns: string): string => `namespace:${ns}`;
 export const categoryGroupId = (ns: string, category: string): string => `namespace:${ns}/category:${category}`;
 
-/** Whether a path is a task file as the extension sees them (the language server's selector, less templates). */
-export function isTaskFile(path: string): boolean {
-  const normalized = path.replace(/\\/g, '/');
-  if (!normalized.endsWith('.json') || normalized.endsWith('.template.json')) return false;
-  if (/\/(node_modules|runs|dist)\//.test(normalized)) return false;
-  return normalized.endsWith('.task.json') || /(^|\/)tasks\//.test(normalized);
+/**
+ * Whether a path relative to its workspace folder is a task file as the extension sees them: the language
+ * server's rule (a JSON file under a `tasks/` folder or a `*.task.json`, outside node_modules, dist, runs and
+ * hidden folders), less templates.
+ */
+export function isTaskFile(relativePath: string): boolean {
+  return isWorkspaceTaskPath(relativePath);
+}
+
+/**
+ * A run's title from what was asked for: `Run: all 12 tasks`, a group by its path (`Run: filesystem › single-tool
+ * (3 tasks)`), one task by its id, else a count; never a list of every task id.
+ */
+export function runTitle(base: string, asked: { all: boolean; groups: string[][]; taskIds: string[] }): string {
+  const n = asked.taskIds.length;
+  const count = `${n} task${n === 1 ? '' : 's'}`;
+  if (asked.all) return `${base}: all ${count}`;
+  if (asked.groups.length === 1 && n !== 1) return `${base}: ${asked.groups[0]!.join(' › ')} (${count})`;
+  if (n === 1) return `${base}: ${asked.taskIds[0]}`;
+  return `${base}: ${count}`;
 }

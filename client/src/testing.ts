@@ -4,32 +4,64 @@
  * test run (states, durations, the trace as test output, the verdict tree as the failure message, predicate
  * coverage as statement coverage).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { describeFaultProfile } from '../../server/src/runner/faults.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
 import type { TaskRunOutcome, TestProfileName } from './api.ts';
 import { checkArgs, FAULT_PROFILE_CHOICES, runArgs, SettingsError } from './cli-args.ts';
 import type { CliLauncher } from './cli-launcher.ts';
 import { coverageRanges, rangeOfPath } from './coverage-ranges.ts';
-import { RunOutcomeTracker, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
+import { checkedOutcome, RunOutcomeTracker, runSummary, type CheckedOutcome, type CheckSummary, type TaskOutcome } from './run-outcomes.ts';
 import { readRunSettings } from './settings.ts';
-import { groupTasks, isTaskFile, readTaskHeader, type TaskEntry } from './task-tree.ts';
-import { formatCall } from './verdict-text.ts';
+import { groupTasks, isTaskFile, readTaskHeader, runTitle, type TaskEntry } from './task-tree.ts';
+import { failingNode, formatCall } from './verdict-text.ts';
+import type { FileStatus } from './language-client.ts';
 
 export const TASK_GLOB = '{**/tasks/**/*.json,**/*.task.json}';
 const EXCLUDE_GLOB = '{**/node_modules/**,**/runs/**,**/dist/**,**/*.template.json}';
 
 /** What the runner panel hears: a run beginning, then its events as they arrive. */
-export type RunBroadcast = { type: 'begin'; title: string; kind: TestProfileName } | { type: 'event'; event: RunEvent } | { type: 'end'; message?: string };
+export type RunBroadcast =
+  | { type: 'begin'; title: string; kind: TestProfileName }
+  /** `check`: in a check, how a finished episode came out against the outcome it must have. */
+  | { type: 'event'; event: RunEvent; check?: CheckedOutcome }
+  | { type: 'end'; message?: string };
+
 
 export interface RunRequestOptions {
   /** The fault profile for a `faults` run (default: the `mcpbench.faultProfile` setting). */
   faults?: string;
+  /** Cancels the run as Stop in the Test Explorer does. */
+  token?: vscode.CancellationToken;
 }
 
 /** Serves the `vscode-lm` agent; see lm-agent.ts. */
 export interface LmEndpointProvider {
   endpointUrl(): Promise<string>;
+}
+
+/** The language server's word on a file before it runs (language-client.ts); undefined when it is not running. */
+export interface FileStatusProvider {
+  fileStatus(uri: vscode.Uri): Promise<FileStatus | undefined>;
+}
+
+const PROBLEMS_COMMAND = 'workbench.actions.view.problems';
+
+/** Our lint errors on a file, as VS Code holds them (published for every task of the workspace, opened or not). */
+function lintErrors(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'mcpbench' && d.severity === vscode.DiagnosticSeverity.Error);
+}
+
+/** Why a file cannot run, in one sentence, or undefined when it can. */
+export function refusal(status: FileStatus): string | undefined {
+  if (status.kind !== 'task') {
+    return `${status.label} is not a task file: Run and Check work on task files (JSON under a tasks/ folder, or *.task.json)${status.kind === 'template' ? '; a template is run through Generate Batch' : ''}.`;
+  }
+  if (status.errors.length === 0) return undefined;
+  const [first] = status.errors;
+  const more = status.errors.length > 1 ? ` (and ${status.errors.length - 1} more)` : '';
+  return `${status.id ?? status.label} cannot run: ${status.errors.length} lint error${status.errors.length === 1 ? '' : 's'} — line ${first!.line}: ${first!.message}${more}. Fix them first (see Problems).`;
 }
 
 const toRange = (r: { start: { line: number; character: number }; end: { line: number; character: number } }) =>
@@ -60,6 +92,7 @@ export class TaskTestExplorer implements vscode.Disposable {
   constructor(
     private readonly launcher: CliLauncher,
     private readonly lm: LmEndpointProvider,
+    private readonly files: FileStatusProvider,
   ) {
     this.controller = vscode.tests.createTestController('mcpbench', 'MCPBench tasks');
     this.controller.refreshHandler = () => this.discover();
@@ -78,7 +111,7 @@ export class TaskTestExplorer implements vscode.Disposable {
 
     const watcher = vscode.workspace.createFileSystemWatcher(TASK_GLOB);
     const changed = (uri: vscode.Uri) => {
-      if (!isTaskFile(uri.path)) return;
+      if (!isTaskFile(vscode.workspace.asRelativePath(uri, false))) return;
       this.readEntry(uri);
       this.scheduleRebuild();
     };
@@ -87,18 +120,27 @@ export class TaskTestExplorer implements vscode.Disposable {
     watcher.onDidDelete((uri) => this.entries.delete(uri.toString()) && this.scheduleRebuild(), undefined, this.disposables);
     // An edit moves a task between groups (or renames it) before it is saved, too.
     vscode.workspace.onDidChangeTextDocument((e) => e.document.uri.scheme === 'file' && this.entries.has(e.document.uri.toString()) && changed(e.document.uri), undefined, this.disposables);
+    // A task with lint errors cannot run: its item says so, whether or not the file is open.
+    vscode.languages.onDidChangeDiagnostics((e) => {
+      for (const uri of e.uris) {
+        const item = this.entries.has(uri.toString()) ? this.findItem(uri.toString()) : undefined;
+        if (item) this.markRunnable(item);
+      }
+    }, undefined, this.disposables);
     this.disposables.push(watcher, this.broadcast);
   }
 
   async discover(): Promise<void> {
     const files = await vscode.workspace.findFiles(TASK_GLOB, EXCLUDE_GLOB);
     this.entries.clear();
-    for (const uri of files) if (isTaskFile(uri.path)) this.readEntry(uri);
+    for (const uri of files) if (isTaskFile(vscode.workspace.asRelativePath(uri, false))) this.readEntry(uri);
     this.rebuild();
   }
 
   private readEntry(uri: vscode.Uri): TaskEntry | undefined {
-    const text = readText(uri);
+    // A file gone from disk is no task of the workspace, even while an editor still holds its last text (a late
+    // change event after a delete must not bring it back).
+    const text = uri.scheme === 'file' && !existsSync(uri.fsPath) ? undefined : readText(uri);
     if (text === undefined) {
       this.entries.delete(uri.toString());
       return undefined;
@@ -137,8 +179,23 @@ export class TaskTestExplorer implements vscode.Disposable {
     const idRange = text === undefined ? undefined : rangeOfPath(text, ['id']);
     if (idRange) item.range = toRange(idRange);
     item.description = vscode.workspace.asRelativePath(uri, false);
-    if (!entry.header.parsed) item.error = 'This file is not a JSON object; open it to see the problems.';
+    this.markRunnable(item, entry);
     return item;
+  }
+
+  /** Marks a task item that cannot run (it does not parse, or the linter found errors), or clears the mark. */
+  private markRunnable(item: vscode.TestItem, entry = this.entries.get(item.id)): void {
+    const errors = item.uri ? lintErrors(item.uri) : [];
+    if (errors.length) {
+      const first = errors[0]!;
+      const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+      item.error = new vscode.MarkdownString(`Cannot run: ${errors.length} lint error${errors.length === 1 ? '' : 's'} — line ${first.range.start.line + 1}: ${first.message}${more}. See [Problems](command:${PROBLEMS_COMMAND}).`);
+      item.error.isTrusted = { enabledCommands: [PROBLEMS_COMMAND] };
+    } else if (entry && !entry.header.parsed) {
+      item.error = 'This file is not a JSON object; open it to see the problems.';
+    } else {
+      item.error = undefined;
+    }
   }
 
   /** The task items under the request's items (all tasks when it names none), less the excluded ones. */
@@ -168,6 +225,18 @@ export class TaskTestExplorer implements vscode.Disposable {
 
   /** The API and the commands: the same path as a click in the Test Explorer. */
   async runTests(uris: vscode.Uri[], profile: TestProfileName, options: RunRequestOptions = {}): Promise<TaskRunOutcome[]> {
+    // A file that is no task is refused here, at once and plainly: it has no test item to carry the message.
+    const notTasks: TaskRunOutcome[] = [];
+    for (const uri of uris) {
+      const status = await this.files.fileStatus(uri);
+      if (status && status.kind !== 'task') notTasks.push({ id: status.label, state: 'errored', message: refusal(status)! });
+    }
+    if (notTasks.length) {
+      void vscode.window.showErrorMessage(`MCPBench: ${notTasks.map((o) => o.message).join(' ')}`);
+      this.broadcast.fire({ type: 'begin', title: `${profileTitle(profile, options.faults)}: not run`, kind: profile });
+      this.broadcast.fire({ type: 'end', message: notTasks.map((o) => o.message).join(' ') });
+      return notTasks;
+    }
     let missing = false;
     for (const uri of uris) {
       if (!this.entries.has(uri.toString())) {
@@ -176,15 +245,56 @@ export class TaskTestExplorer implements vscode.Disposable {
       }
     }
     if (missing) this.rebuild();
-    const items = uris.flatMap((uri) => this.findItem(uri.toString()) ?? []);
+    return this.runTestItems(uris.flatMap((uri) => this.findItem(uri.toString()) ?? []), profile, options);
+  }
+
+  /** Runs test items (tasks, or groups: a namespace, a category) with a profile, as the Test Explorer's run buttons do. */
+  async runTestItems(items: vscode.TestItem[], profile: TestProfileName, options: RunRequestOptions = {}): Promise<TaskRunOutcome[]> {
     const runProfile = profile === 'check' ? this.profiles.coverage : this.profiles[profile];
     const request = new vscode.TestRunRequest(items, undefined, runProfile);
     const cancellation = new vscode.CancellationTokenSource();
+    const forwarded = options.token?.onCancellationRequested(() => cancellation.cancel());
+    if (options.token?.isCancellationRequested) cancellation.cancel();
     try {
       return await this.execute(profile, request, cancellation.token, options, profile === 'check');
     } finally {
+      forwarded?.dispose();
       cancellation.dispose();
     }
+  }
+
+  /** A run's title: what was asked for (a group by its name, all tasks, one task), not a list of every task id. */
+  private runTitle(base: string, request: vscode.TestRunRequest, tasks: vscode.TestItem[]): string {
+    const include = request.include ?? [];
+    const groups = include.filter((item) => !this.entries.has(item.id)).map((item) => {
+      const names: string[] = [];
+      for (let at: vscode.TestItem | undefined = item; at; at = at.parent) names.unshift(at.label);
+      return names;
+    });
+    return runTitle(base, { all: include.length === 0, groups, taskIds: tasks.map((t) => this.entries.get(t.id)?.header.id ?? t.label) });
+  }
+
+  /**
+   * Splits the selected tasks into those that can run and those the language server says cannot (not a task,
+   * lint errors), each of the latter errored at once with the reason at the first error's line.
+   */
+  private async refuseUnrunnable(run: vscode.TestRun, tasks: vscode.TestItem[]): Promise<{ runnable: vscode.TestItem[]; refused: TaskOutcome[] }> {
+    const runnable: vscode.TestItem[] = [];
+    const refused: TaskOutcome[] = [];
+    for (const item of tasks) {
+      const status = await this.files.fileStatus(item.uri!);
+      const reason = status && refusal(status);
+      if (!reason) {
+        runnable.push(item);
+        continue;
+      }
+      const message = new vscode.TestMessage(reason);
+      const line = status.errors[0]?.line;
+      if (line !== undefined) message.location = new vscode.Location(item.uri!, new vscode.Position(line - 1, 0));
+      run.errored(item, message);
+      refused.push({ taskId: status.id ?? item.label, state: 'errored', message: reason, durationMs: 0, results: [] });
+    }
+    return { runnable, refused };
   }
 
   async execute(
@@ -194,19 +304,35 @@ export class TaskTestExplorer implements vscode.Disposable {
     options: RunRequestOptions = {},
     withCoverage = false,
   ): Promise<TaskRunOutcome[]> {
-    const tasks = this.selectedTasks(request);
-    const files = tasks.map((item) => item.uri!);
-    const settings = readRunSettings(files[0]);
+    const selected = this.selectedTasks(request);
+    const settings = readRunSettings(selected[0]?.uri);
     const faults = kind === 'faults' ? (options.faults ?? settings.faultProfile) : 'none';
-    const title = kind === 'check' ? 'Check' : kind === 'faults' ? `Run with faults (${faults})` : 'Run';
+    const title = this.runTitle(profileTitle(kind, faults), request, selected);
     const run = this.controller.createTestRun(request, title, true);
+    if (!selected.length) {
+      run.end();
+      return [];
+    }
+    // Lint errors, or a file that is no task: said at once, per task, before anything starts.
+    const { runnable: tasks, refused } = await this.refuseUnrunnable(run, selected);
+    if (refused.length) {
+      const message = refused.length === 1 ? refused[0]!.message! : `${refused.length} of the ${selected.length} tasks cannot run because of lint errors (see Problems)${tasks.length ? '; the others run' : ''}.`;
+      void vscode.window.showErrorMessage(`MCPBench: ${message}`, 'Show Problems').then((choice) => choice && vscode.commands.executeCommand(PROBLEMS_COMMAND));
+      if (!tasks.length) {
+        run.end();
+        this.broadcast.fire({ type: 'begin', title, kind });
+        this.broadcast.fire({ type: 'end', message });
+        return this.summarize(refused);
+      }
+    }
+    const files = tasks.map((item) => item.uri!);
     const itemsById = new Map<string, vscode.TestItem[]>();
     for (const item of tasks) {
       const id = this.entries.get(item.id)!.header.id;
       itemsById.set(id, [...(itemsById.get(id) ?? []), item]);
       run.enqueued(item);
     }
-    const outcomes: TaskOutcome[] = [];
+    const outcomes: TaskOutcome[] = [...refused];
     const apply = (outcome: TaskOutcome) => {
       outcomes.push(outcome);
       for (const item of itemsById.get(outcome.taskId) ?? []) this.report(run, item, outcome);
@@ -217,10 +343,6 @@ export class TaskTestExplorer implements vscode.Disposable {
       this.broadcast.fire({ type: 'end', message });
       return this.summarize(outcomes);
     };
-    if (!tasks.length) {
-      run.end();
-      return [];
-    }
 
     let args: string[];
     try {
@@ -234,17 +356,24 @@ export class TaskTestExplorer implements vscode.Disposable {
       throw error;
     }
 
-    this.broadcast.fire({ type: 'begin', title: `${title}: ${[...itemsById.keys()].join(', ')}`, kind });
+    this.broadcast.fire({ type: 'begin', title, kind });
     const tracker = new RunOutcomeTracker(kind === 'check' ? 'check' : 'run');
     tracker.expect([...itemsById.keys()]);
     let stderrTail = '';
+    let startedRun = false;
     const cli = this.launcher.start(
       args,
       this.launcher.cwdFor(files),
       (event) => {
-        this.broadcast.fire({ type: 'event', event });
+        const check = kind === 'check' && event.type === 'episode-finished' ? checkedOutcome(event.result) : undefined;
+        this.broadcast.fire({ type: 'event', event, ...(check ? { check } : {}) });
+        if (event.type === 'run-started') startedRun = true;
         const update = tracker.onEvent(event);
         for (const id of update.started) for (const item of itemsById.get(id) ?? []) run.started(item);
+        if (event.type === 'call-started') {
+          const line = `${event.key.variant} trial ${event.key.trial}: #${event.call.index} ${event.call.qualified ?? event.call.tool} … (in flight)`;
+          for (const item of itemsById.get(event.key.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
+        }
         if (event.type === 'call') {
           const line = `${event.key.variant} trial ${event.key.trial}: ${formatCall(event.call)}`;
           for (const item of itemsById.get(event.key.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
@@ -252,7 +381,7 @@ export class TaskTestExplorer implements vscode.Disposable {
         if (event.type === 'episode-finished') {
           const r = event.result;
           const why = r.error ? ` (${r.error.kind === 'agent' ? 'agent' : 'infrastructure'} ${r.error.code}: ${r.error.message.split('\n')[0]})` : '';
-          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${r.status}${why}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
+          const line = `${r.variant} trial ${r.trial} (faults ${r.fault_profile}): ${check?.label ?? r.status}${why}, ${r.tool_calls} tool calls, ${Math.round(r.duration_ms)} ms`;
           for (const item of itemsById.get(r.task_id) ?? []) run.appendOutput(line + '\r\n', undefined, item);
         }
         update.finished.forEach(apply);
@@ -260,20 +389,27 @@ export class TaskTestExplorer implements vscode.Disposable {
       },
       (text) => (stderrTail = (stderrTail + text).slice(-2000)),
     );
-    const cancelled = token.onCancellationRequested(() => cli.cancel());
+    // The caller's token, and the run's own: Stop in the Test Explorer cancels a run started from a command too.
+    const cancellations = [token, run.token].map((t) => t.onCancellationRequested(() => cli.cancel()));
+    if (token.isCancellationRequested || run.token.isCancellationRequested) cli.cancel();
     const exit = await cli.exited;
-    cancelled.dispose();
+    cancellations.forEach((c) => c.dispose());
+    // The CLI refused the run before it began (a usage error, a sandbox that does not work here, a task it cannot
+    // load): its own message, said plainly, not "Finished."
+    const refusedByCli = !exit.cancelled && !startedRun && exit.code !== 0 ? cliRefusal(stderrTail, exit) : undefined;
+    if (refusedByCli) void vscode.window.showErrorMessage(`MCPBench: ${refusedByCli}`, 'Show Output').then((choice) => choice && vscode.commands.executeCommand('mcpbench.showOutput'));
     const reason = exit.cancelled
       ? 'Cancelled.'
       : exit.error
         ? `Could not start the mcpbench CLI: ${exit.error.message}`
-        : `The mcpbench CLI exited (code ${exit.code ?? exit.signal}) before this task finished.${stderrTail.trim() ? `\n${stderrTail.trim()}` : ''}`;
-    for (const outcome of tracker.finish(reason)) {
+        : refusedByCli ?? `The mcpbench CLI exited (code ${exit.code ?? exit.signal}) before this task finished.${stderrTail.trim() ? `\n${stderrTail.trim()}` : ''}`;
+    for (const outcome of tracker.finish(reason, { cancelled: exit.cancelled })) {
       // A task that never started in a run the CLI refused (bad arguments, a task it cannot load) is an error, not a skip.
       apply(outcome.state === 'skipped' && !exit.cancelled ? { ...outcome, state: 'errored' } : outcome);
     }
     run.end();
-    this.broadcast.fire({ type: 'end', ...(exit.cancelled ? { message: 'Cancelled.' } : {}) });
+    // The panel's last word is made from the outcomes the Test Explorer shows.
+    this.broadcast.fire({ type: 'end', message: refusedByCli ?? runSummary(outcomes, { cancelled: exit.cancelled }) });
     return this.summarize(outcomes);
   }
 
@@ -289,7 +425,10 @@ export class TaskTestExplorer implements vscode.Disposable {
       case 'failed': {
         const message = new vscode.TestMessage(outcome.message ?? 'Failed');
         const text = item.uri && readText(item.uri);
-        const where = text === undefined ? undefined : rangeOfPath(text, ['success_predicate']);
+        // The message sits at the leaf that failed (or the `any`/`not` that did), not on the whole predicate.
+        const verdict = outcome.results.find((r) => !r.passed && r.verdict?.value === false)?.verdict;
+        const path = verdict ? failingNode(verdict).path : ['success_predicate'];
+        const where = text === undefined ? undefined : (rangeOfPath(text, path) ?? rangeOfPath(text, ['success_predicate']));
         if (item.uri && where) message.location = new vscode.Location(item.uri, toRange(where));
         run.failed(item, message, outcome.durationMs);
         break;
@@ -329,12 +468,29 @@ export class TaskTestExplorer implements vscode.Disposable {
   }
 }
 
-/** none / light / medium / heavy, then one `<type>-only` ablation per fault type. */
+/** The title of a profile's runs. */
+function profileTitle(kind: TestProfileName, faults = 'none'): string {
+  return kind === 'check' ? 'Check' : kind === 'faults' ? `Run with faults (${faults})` : 'Run';
+}
+
+/** The CLI's own words when it refused a run (its `mcpbench: ...` lines), or undefined when it said nothing. */
+export function cliRefusal(stderr: string, exit: { code: number | null }): string | undefined {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const said = lines.filter((l) => l.startsWith('mcpbench: ')).map((l) => l.slice('mcpbench: '.length));
+  const detail = said.length ? said.join(' ') : lines.at(-1);
+  return detail ? `the run was refused (exit ${exit.code}): ${detail}` : undefined;
+}
+
+/** none / light / medium / heavy, then one `<type>-only` ablation per fault type; each says its rate and fault types. */
 export async function pickFaultProfile(): Promise<string | undefined> {
   const current = vscode.workspace.getConfiguration('mcpbench').get<string>('faultProfile', 'light');
   const picked = await vscode.window.showQuickPick(
-    FAULT_PROFILE_CHOICES.map((name) => ({ label: name, description: name === current ? 'current setting' : name.endsWith('-only') ? 'one fault type only' : undefined })),
-    { title: 'Fault profile', placeHolder: 'Which faults the gateway injects' },
+    FAULT_PROFILE_CHOICES.map((name) => ({
+      label: name,
+      description: name === current ? 'current setting' : undefined,
+      detail: describeFaultProfile(name),
+    })),
+    { title: 'Fault profile', placeHolder: 'Which faults the gateway injects, and how often', matchOnDetail: true },
   );
   return picked?.label;
 }

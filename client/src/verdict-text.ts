@@ -42,6 +42,18 @@ export function renderVerdictTree(verdict: Verdict, indent = '  '): string {
   return lines.join('\n');
 }
 
+/**
+ * The node a failed predicate fails at, for pointing the editor at it: the first false child of an `all`, down to
+ * a leaf; an `any` none of whose paths holds, or a `not` whose inner predicate holds, is itself the place.
+ */
+export function failingNode(verdict: Verdict): Verdict {
+  if (verdict.kind === 'all') {
+    const child = verdict.children?.find((c) => c.value === false);
+    return child ? failingNode(child) : verdict;
+  }
+  return verdict;
+}
+
 /** The message of a failed or errored episode: why, then the verdict tree. */
 export function episodeMessage(result: EpisodeResult): string {
   const parts: string[] = [];
@@ -68,6 +80,10 @@ export function episodeMessage(result: EpisodeResult): string {
   }
   if (result.budget_exceeded) parts.push('The agent went over max_steps.');
   if (result.answer !== undefined) parts.push(`Answer: ${compactJson(result.answer, 400)}`);
+  if (result.verdict && result.verdict.value === false) {
+    const failing = failingNode(result.verdict);
+    parts.push(`Fails at ${nodeLabel(failing)} (${failing.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').slice(1)})`);
+  }
   if (result.verdict) parts.push('Predicate:\n' + renderVerdictTree(result.verdict));
   return parts.join('\n');
 }

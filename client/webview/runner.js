@@ -30,6 +30,8 @@
 
   function reset(title) {
     episodes.clear();
+    inFlight.clear();
+    tick();
     runDirectory = undefined;
     $('episodes').replaceChildren();
     $('scores').hidden = true;
@@ -50,22 +52,80 @@
       el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'tool'), el('th', {}, 'arguments'), el('th', {}, 'status'), el('th', {}, 'latency'), el('th', {}, 'fault'))), calls),
       body);
     $('episodes').append(details);
-    view = { details, badge, calls, body, seen: new Set() };
+    // rows: call index → its row (in flight, then answered).
+    view = { details, badge, calls, body, rows: new Map() };
     episodes.set(id, view);
     return view;
   }
 
+  /** The elapsed-time cells of calls in flight → when the page heard of the call; they tick until answered. */
+  const inFlight = new Map();
+  let ticker;
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  function tick() {
+    const now = Date.now();
+    for (const [cell, since] of inFlight) cell.textContent = `${seconds(now - since)}…`;
+    if (!inFlight.size && ticker !== undefined) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+  }
+
+  /** Puts a call's row in index order, replacing the row it had while in flight. */
+  function placeRow(view, index, row) {
+    const old = view.rows.get(index);
+    view.rows.set(index, row);
+    if (old) {
+      inFlight.delete(old.querySelector('.elapsed'));
+      old.replaceWith(row);
+      return;
+    }
+    const after = [...view.rows.entries()].filter(([i]) => i > index).sort(([a], [b]) => a - b)[0];
+    if (after && after[1].isConnected) after[1].before(row);
+    else view.calls.append(row);
+  }
+
+  /** A call the gateway received and has not answered yet: "in flight" with its elapsed time, ticking. */
+  function startCall(view, call) {
+    if (view.rows.has(call.index)) return;
+    const elapsed = el('td', { class: 'num elapsed' }, `${seconds(0)}…`);
+    placeRow(view, call.index, el('tr', { class: 'call in-flight' },
+      el('td', { class: 'num' }, String(call.index)),
+      el('td', {}, call.qualified || call.tool),
+      el('td', { class: 'args' }, compact(call.arguments)),
+      el('td', { class: 'status-in-flight' }, 'in flight'),
+      elapsed,
+      el('td', {})));
+    // The page's own clock: the CLI's may differ from the browser's (a remote workbench).
+    inFlight.set(elapsed, Date.now());
+    if (ticker === undefined) ticker = setInterval(tick, 100);
+  }
+
   function addCall(view, call) {
-    if (view.seen.has(call.index)) return;
-    view.seen.add(call.index);
+    const known = view.rows.get(call.index);
+    if (known && !known.classList.contains('in-flight')) return;
     const fault = call.fault ? el('span', { class: 'fault-mark', title: call.fault.detail || '' }, `⚡ ${call.fault.type}${call.fault.executed ? ' (executed)' : ''}`) : '';
-    view.calls.append(el('tr', { class: call.fault ? 'fault' : '' },
+    placeRow(view, call.index, el('tr', { class: `call ${call.fault ? 'fault' : ''}` },
       el('td', { class: 'num' }, String(call.index)),
       el('td', {}, call.qualified || call.tool),
       el('td', { class: 'args' }, compact(call.arguments)),
       el('td', { class: `status-${call.status}` }, call.status),
       el('td', { class: 'num' }, `${Math.round(call.latency_ms)} ms`),
       el('td', {}, fault)));
+  }
+
+  /** Calls of `view` (or of every episode) still in flight when their episode or the run ended: never answered. */
+  function settleInFlight(view) {
+    for (const v of view ? [view] : [...episodes.values()]) {
+      for (const row of v.rows.values()) {
+        if (!row.classList.contains('in-flight')) continue;
+        const cell = row.querySelector('.elapsed');
+        inFlight.delete(cell);
+        row.classList.remove('in-flight');
+        row.querySelector('.status-in-flight').textContent = 'not answered';
+      }
+    }
+    tick();
   }
 
   function verdictTree(node, root) {
@@ -99,11 +159,23 @@
     return el('p', { class: 'goal-shown' }, el('span', { class: 'muted' }, `Goal shown (perturbation ${level}): `), goal);
   }
 
-  function finishEpisode(result) {
+  /**
+   * The badge of a finished episode. In a check, `check` says how it came out against the outcome it must have:
+   * the noop agent and a counterexample failing is what a good task does (green), one of them passing is the
+   * problem (red).
+   */
+  function finishEpisode(result, check) {
     const view = episodeView(result);
     for (const call of result.calls || []) addCall(view, call);
-    view.badge.className = `badge ${result.status}`;
-    view.badge.textContent = result.status === 'infra_error' ? `infra error (attempt ${result.attempt})` : result.status === 'agent_error' ? 'agent error' : result.status;
+    settleInFlight(view);
+    view.badge.className = `badge ${check ? (check.asExpected ? 'passed' : 'failed') : result.status}`;
+    view.badge.textContent = check
+      ? check.label
+      : result.status === 'infra_error'
+        ? `infra error (attempt ${result.attempt})`
+        : result.status === 'agent_error'
+          ? 'agent error'
+          : result.status;
     const summary = `${result.tool_calls}/${result.max_steps} tool calls · ${result.unlisted_calls} unlisted · ${result.errors_seen} errors seen · ${Math.round(result.duration_ms)} ms`;
     view.body.replaceChildren(el('p', { class: 'muted' }, summary));
     if (result.goal !== undefined) view.body.append(goalShown(result.perturbation, result.goal));
@@ -118,7 +190,7 @@
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
     if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
     if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
-    if (result.passed) view.details.removeAttribute('open');
+    if (check ? check.asExpected : result.passed) view.details.removeAttribute('open');
   }
 
   const pct = (v) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
@@ -137,7 +209,8 @@
       }
     } else if (scores && scores.success_rate) {
       const e = scores.episodes;
-      row('outcomes', `${e.passed} passed · ${e.failed} failed · ${e.agent_errors} agent errors · ${e.infra_unresolved} infrastructure errors`);
+      const n = (count, word) => `${count} ${word}${count === 1 ? '' : 's'}`;
+      row('outcomes', `${e.passed} passed · ${e.failed} failed · ${n(e.agent_errors, 'agent error')} · ${n(e.infra_unresolved, 'infrastructure error')}`);
       for (const x of (scores.errors || []).slice(0, 5)) row(`${x.count}× ${x.kind === 'agent' ? 'agent' : 'infra'}`, `${x.code}: ${x.message}`);
       row('success rate', `${pct(scores.success_rate.value)}${ci(scores.success_rate.ci)} (${scores.success_rate.numerator}/${scores.success_rate.denominator})`);
       if (scores.tool_call_efficiency) row('tool-call efficiency', scores.tool_call_efficiency.value === null ? '–' : scores.tool_call_efficiency.value.toFixed(3));
@@ -157,24 +230,29 @@
       row('scores', 'not available');
     }
     $('scores').hidden = false;
-    $('open-report').hidden = !runDirectory;
+    // A check writes no HTML report (its verdicts are above), nor does an interrupted run: the button is for
+    // runs that have one.
+    $('open-report').hidden = !runDirectory || event.kind !== 'run' || !event.report;
   }
 
-  function onEvent(event) {
+  function onEvent(event, check) {
     switch (event.type) {
       case 'run-started':
-        $('status').textContent = `${event.run_id} · agent ${event.agent} · faults ${event.fault_profile} · ${event.episodes} episodes · seed ${event.seed}`;
+        $('status').textContent = `${event.run_id} · agent ${event.agent} · faults ${event.fault_profile} · ${event.episodes} episode${event.episodes === 1 ? '' : 's'} · seed ${event.seed}`;
         break;
       case 'episode-started': {
         const view = episodeView(event.key);
         if (event.goal !== undefined) view.body.replaceChildren(goalShown(event.key.perturbation, event.goal));
         break;
       }
+      case 'call-started':
+        startCall(episodeView(event.key), event.call);
+        break;
       case 'call':
         addCall(episodeView(event.key), event.call);
         break;
       case 'episode-finished':
-        finishEpisode(event.result);
+        finishEpisode(event.result, check);
         break;
       case 'run-finished':
         showScores(event);
@@ -187,6 +265,20 @@
     }
   }
 
+  /**
+   * The run is over: `message` is what became of it, in the words the Test Explorer's results add up to (the
+   * extension makes both from the same outcomes). Episodes and calls that never finished say so.
+   */
+  function endRun(message) {
+    settleInFlight();
+    for (const view of episodes.values()) {
+      if (!view.badge.classList.contains('running')) continue;
+      view.badge.className = 'badge cancelled';
+      view.badge.textContent = 'not finished';
+    }
+    $('status').textContent = message || ($('status').textContent || '').replace(/^Running…$/, 'Finished.');
+  }
+
   function showHistory(runs) {
     const list = $('history');
     list.replaceChildren();
@@ -194,11 +286,8 @@
     for (const run of runs) {
       list.append(el('li', {},
         el('a', { title: run.directory, onclick: () => vscode.postMessage({ type: 'loadRun', directory: run.directory }) }, run.id),
-        el('div', { class: 'muted' }, run.error ? `unreadable: ${run.error}` : `${run.agent} · faults ${run.fault_profile} · ${run.outcomes.passed}/${run.episodes} passed` +
-          (run.outcomes.failed ? ` · ${run.outcomes.failed} failed` : '') +
-          (run.outcomes.agent_error ? ` · ${run.outcomes.agent_error} agent errors` : '') +
-          (run.outcomes.infra_error ? ` · ${run.outcomes.infra_error} infra errors` : '') +
-          (run.damaged ? ` · ${run.damaged} damaged lines` : '')),
+        // The extension words the line (run-history.ts historyLabel): a check says check ok / check failing.
+        el('div', { class: `muted history-label${run.kind === 'check' ? (run.checks ? (run.checks.failing.length ? ' check-failing' : ' check-ok') : '') : ''}` }, run.label),
         run.report ? el('button', { type: 'button', class: 'link', onclick: () => vscode.postMessage({ type: 'openReport', directory: run.directory }) }, 'report') : undefined));
     }
   }
@@ -207,8 +296,8 @@
     const data = message.data;
     switch (data.type) {
       case 'begin': reset(data.title); break;
-      case 'event': onEvent(data.event); break;
-      case 'end': $('status').textContent = data.message || ($('status').textContent || '').replace(/^Running…$/, 'Finished.'); break;
+      case 'event': onEvent(data.event, data.check); break;
+      case 'end': endRun(data.message); break;
       case 'history': showHistory(data.runs); break;
     }
   });

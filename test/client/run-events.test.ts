@@ -7,6 +7,11 @@ const started: RunEvent = { type: 'run-started', kind: 'run', run_id: 'r1', dire
 
 test('a RunEvent line parses; other JSON, non-JSON and unknown types do not', () => {
   assert.deepEqual(parseRunEvent(JSON.stringify(started)), started);
+  const inFlight: RunEvent = {
+    type: 'call-started', run_id: 'r1', work_unit: 'w', key: { task_id: 'a', trial: 0, variant: 'reference:0', fault_profile: 'none', perturbation: 'none' },
+    call: { index: 0, tool: 'filesystem_read_text_file', qualified: 'filesystem.read_text_file', arguments: { path: 'a' }, started_at: '2026-01-01T00:00:00.000Z' },
+  };
+  assert.deepEqual(parseRunEvent(JSON.stringify(inFlight)), inFlight, 'a call in flight is an event of the stream');
   assert.equal(parseRunEvent('{"type":"progress"}'), undefined);
   assert.equal(parseRunEvent('[1,2]'), undefined);
   assert.equal(parseRunEvent('warning: plain process sandbox'), undefined);

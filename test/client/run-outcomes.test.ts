@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RunOutcomeTracker } from '../../client/src/run-outcomes.ts';
+import { RunOutcomeTracker, runSummary, type TaskOutcome } from '../../client/src/run-outcomes.ts';
 import type { EpisodeResult, EpisodeStatus, RunEvent } from '../../server/src/runner/types.ts';
 
 const result = (task_id: string, trial: number, status: EpisodeStatus, over: Partial<EpisodeResult> = {}): EpisodeResult => ({
@@ -58,4 +58,42 @@ test('check: the verdict per task comes from run-finished checks, with problems 
   assert.deepEqual(update.finished.map((o) => [o.taskId, o.state]), [['a', 'passed'], ['b', 'failed']]);
   assert.match(update.finished[1]!.message!, /- counterexample 1 passes\nCoverage: 1\/2 solution paths, 1\/2 leaves witnessed/);
   assert.equal(update.checks.length, 2);
+});
+
+test('a check episode against the outcome it must have: noop and counterexamples fail, references pass', async () => {
+  const { checkedOutcome } = await import('../../client/src/run-outcomes.ts');
+  const episode = (variant: string, passed: boolean, fault_profile = 'none') => ({ variant, passed, fault_profile, status: passed ? 'passed' : 'failed' });
+  assert.deepEqual(checkedOutcome(episode('noop', false)), { label: 'failed, as expected', asExpected: true });
+  assert.deepEqual(checkedOutcome(episode('counterexample:1', true)), { label: 'passed, but must fail', asExpected: false });
+  assert.deepEqual(checkedOutcome(episode('reference:0', true)), { label: 'passed, as expected', asExpected: true });
+  assert.deepEqual(checkedOutcome(episode('reference:0', false)), { label: 'failed, but must pass', asExpected: false });
+  assert.equal(checkedOutcome(episode('reference:0', false, 'TransientTimeout-only')), undefined, 'a fault probe is judged by the check as a whole');
+  assert.equal(checkedOutcome({ ...episode('noop', false), status: 'infra_error' }), undefined);
+  assert.equal(checkedOutcome({ ...episode('noop', false), status: 'agent_error' }), undefined, 'an error is neither as expected nor not');
+});
+
+test('after a cancel, a task not yet decided is not run (skipped), whatever part of it arrived', () => {
+  const tracker = new RunOutcomeTracker('run');
+  tracker.onEvent(runStarted(['a', 'b', 'c'], 6));
+  tracker.onEvent(finished(result('a', 0, 'passed')));
+  assert.equal(tracker.onEvent(finished(result('a', 1, 'passed'))).finished[0]!.state, 'passed', 'decided before the cancel');
+  tracker.onEvent(started('b'));
+  tracker.onEvent(finished(result('b', 0, 'passed')));
+  const rest = tracker.finish('Cancelled.', { cancelled: true });
+  assert.deepEqual(rest.map((o) => [o.taskId, o.state]), [['b', 'skipped'], ['c', 'skipped']], 'one trial of two says nothing of pass^2');
+});
+
+test('the closing line of the runner panel is made from the outcomes the Test Explorer shows', () => {
+  const outcome = (taskId: string, state: TaskOutcome['state'], message?: string): TaskOutcome => ({ taskId, state, durationMs: 0, results: [], ...(message ? { message } : {}) });
+  assert.equal(runSummary([outcome('a', 'passed'), outcome('b', 'failed', 'Failed (...)')]), 'Finished: 1 passed, 1 failed.');
+  assert.equal(
+    runSummary([outcome('a', 'errored', 'Agent error (command, faults none, trial 0): agent-exit: the agent exited with code 3\nexit code 3')]),
+    'Finished: 1 errored.\na errored: Agent error (command, faults none, trial 0): agent-exit: the agent exited with code 3',
+    'an error says whose and why, in its first line',
+  );
+  // Cancelled after the last episode: the same outcome as without the cancel, and that nothing was cut short.
+  assert.equal(runSummary([outcome('a', 'passed')], { cancelled: true }), '1 passed (cancelled after the last episode had finished: nothing was cut short).');
+  assert.equal(runSummary([outcome('a', 'passed'), outcome('b', 'skipped', 'Cancelled.')], { cancelled: true }), 'Cancelled: 1 passed, 1 not run.');
+  const many = ['a', 'b', 'c', 'd', 'e'].map((id) => outcome(id, 'errored', 'Infrastructure error (reference:0, faults none, trial 0, attempt 3): state-seed: could not seed'));
+  assert.match(runSummary(many), /^Finished: 5 errored\.\n(a|b|c) errored.*\n.*\n.*\n… and 2 more errored \(see the Test Results\)$/);
 });

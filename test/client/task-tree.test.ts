@@ -35,9 +35,22 @@ test('tasks group by namespace, then category, sorted', () => {
 });
 
 test('task files are those under tasks/ or named *.task.json; templates and build folders are not', () => {
-  assert.equal(isTaskFile('/w/tasks/fs/a.json'), true);
-  assert.equal(isTaskFile('/w/extra/one.task.json'), true);
-  assert.equal(isTaskFile('/w/tasks/fs/a.template.json'), false);
-  assert.equal(isTaskFile('/w/node_modules/p/tasks/a.json'), false);
-  assert.equal(isTaskFile('/w/src/a.json'), false);
+  assert.equal(isTaskFile('tasks/fs/a.json'), true);
+  assert.equal(isTaskFile('extra/one.task.json'), true);
+  assert.equal(isTaskFile('tasks/fs/a.template.json'), false);
+  assert.equal(isTaskFile('node_modules/p/tasks/a.json'), false);
+  assert.equal(isTaskFile('.git/tasks/a.json'), false);
+  assert.equal(isTaskFile('runs/check-1/tasks/a.json'), false);
+  assert.equal(isTaskFile('tasks/fs/a.schema.json'), false);
+  assert.equal(isTaskFile('src/a.json'), false);
+});
+
+test('a run is titled by what was asked for: all tasks, a group by its path, one task by its id, else a count', async () => {
+  const { runTitle } = await import('../../client/src/task-tree.ts');
+  const ids = Array.from({ length: 17 }, (_, i) => `fs-task-${i}`);
+  assert.equal(runTitle('Run', { all: true, groups: [], taskIds: ids }), 'Run: all 17 tasks');
+  assert.equal(runTitle('Check', { all: false, groups: [['filesystem', 'single-tool']], taskIds: ids }), 'Check: filesystem › single-tool (17 tasks)');
+  assert.equal(runTitle('Run', { all: false, groups: [], taskIds: ['fs-a'] }), 'Run: fs-a');
+  assert.equal(runTitle('Run', { all: false, groups: [['filesystem'], ['memory']], taskIds: ids }), 'Run: 17 tasks');
+  assert.ok(!runTitle('Run', { all: false, groups: [['filesystem']], taskIds: ids }).includes('fs-task-3'));
 });

@@ -71,3 +71,12 @@ test('a faulted call is marked', () => {
   assert.equal(line, '#1 filesystem.move_file {"a":1} → fault 12 ms  ⚡ TransientTimeout');
   assert.doesNotMatch(formatCall({ index: 0, tool: 'x_y', arguments: {}, status: 'ok', result: {}, latency_ms: 1 }), /⚡/);
 });
+
+test('a failed predicate is located at the node that fails: the first false leaf of an all, an any or a not itself', async () => {
+  const { failingNode } = await import('../../client/src/verdict-text.ts');
+  assert.deepEqual(failingNode(verdict).path, ['success_predicate', 'all', 1], 'the not whose inner leaf holds');
+  const leaf: Verdict = { path: ['success_predicate', 'all', 0], kind: 'leaf', name: 'x.y', value: false };
+  assert.deepEqual(failingNode({ path: ['success_predicate'], kind: 'all', value: false, children: [leaf] }).path, leaf.path);
+  const any: Verdict = { path: ['success_predicate'], kind: 'any', value: false, children: [leaf] };
+  assert.equal(failingNode(any), any);
+});

@@ -8,12 +8,13 @@
 // with the extension under development, forwards the extension host's log, takes screenshots into
 // test/e2e/screenshots/ when the suite asks (a `MCPBENCH_SCREENSHOT <name>` line) and on failure, does what a user
 // would do in the workbench when the suite asks (`MCPBENCH_UI click <selector>`: a click in a webview;
-// `MCPBENCH_UI answer <text>`: type into the open input box and press Enter; arguments URI-encoded), and exits
+// `MCPBENCH_UI answer <text>`: type into the open input box and press Enter; `MCPBENCH_UI read <selector> <file>`:
+// write the text a webview shows in the element into a file the suite reads; arguments URI-encoded), and exits
 // with the suite's exit code. It ends every process it started, by id.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), MCPBENCH_E2E_CACHE (the install folder).
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,7 +23,7 @@ import { ensureCodeServer } from './install-code-server.mjs';
 import { createFixtureWorkspace, REPO_ROOT } from './workspace.mjs';
 
 const SCREENSHOT_MARKER = /MCPBENCH_SCREENSHOT (\S+)/;
-const UI_MARKER = /MCPBENCH_UI (click|answer) (\S+)/;
+const UI_MARKER = /MCPBENCH_UI (click|answer|read) (\S+)(?: (\S+))?/;
 // Workbench log lines that say nothing about the extension: the gallery and telemetry hosts cannot be reached
 // here, and the chat and agent features have no account. --verbose shows them.
 const NOISE = /marketplace|gallery|telemetry|update\.code\.visualstudio|vscode-unpkg|open-vsx|\[(ChatModelSelection|AgentHost[^\]]*|AccountPolicyGate)\]/i;
@@ -214,28 +215,46 @@ function takeScreenshot(name) {
   return shot;
 }
 
+/** Writes JSON so that a reader polling for the file never sees half of it. */
+function writeWhole(file, value) {
+  writeFileSync(`${file}.partial`, JSON.stringify(value));
+  renameSync(`${file}.partial`, file);
+}
+
 /** The suite's UI requests, one after the other, in the order it asked. */
 let uiQueue = Promise.resolve();
 
 /**
  * Does what the suite asks a user to do. `click`: the element matching the selector in a webview (the frames of
  * webviews are nested in the workbench page; the first that has a match is used), waiting up to 20 s for it to
- * appear. `answer`: fills the workbench's input box (showInputBox) once it is open, and presses Enter.
+ * appear. `read`: looks at such an element as a person would and writes its text to `file` (JSON `{ text }`, or
+ * `{ error }`). `answer`: fills the workbench's input box (showInputBox) once it is open, and presses Enter.
  */
-async function uiAction(action, argument) {
+async function uiAction(action, argument, file) {
   const deadline = Date.now() + 20_000;
-  if (action === 'click') {
+  if (action === 'click' || action === 'read') {
     for (;;) {
       for (const frame of page.frames()) {
         if (frame === page.mainFrame()) continue;
         const handle = await frame.$(argument).catch(() => null);
-        if (handle) {
-          await handle.click({ timeout: 10_000 });
-          log(`ui: clicked ${argument}`);
+        if (!handle) continue;
+        if (action === 'read') {
+          // What a person sees: the rendered text (hidden parts left out), into the file the suite waits for.
+          const text = await handle.evaluate((node) => node.innerText);
+          writeWhole(file, { text });
+          log(`ui: read ${argument}`);
           return;
         }
+        await handle.click({ timeout: 10_000 });
+        log(`ui: clicked ${argument}`);
+        return;
       }
-      if (Date.now() > deadline) throw new Error(`no webview has an element matching ${argument}`);
+      if (Date.now() > deadline) {
+        const message = `no webview has an element matching ${argument}`;
+        // The suite is waiting for the file: tell it why it will not have the text.
+        if (action === 'read') writeWhole(file, { error: message });
+        throw new Error(message);
+      }
       await sleep(200);
     }
   }
@@ -253,8 +272,10 @@ function onWorkbenchLog(level, message) {
   if (marker) void takeScreenshot(marker[1]);
   const ui = UI_MARKER.exec(text);
   if (ui && page) {
-    const [, action, encoded] = ui;
-    uiQueue = uiQueue.then(() => uiAction(action, decodeURIComponent(encoded))).catch((error) => log(`ui ${action} failed: ${error.message}`));
+    const [, action, encoded, second] = ui;
+    uiQueue = uiQueue
+      .then(() => uiAction(action, decodeURIComponent(encoded), second === undefined ? undefined : decodeURIComponent(second)))
+      .catch((error) => log(`ui ${action} failed: ${error.message}`));
   }
   if (!options.verbose && NOISE.test(text)) return;
   if (!options.verbose && (level === 'trace' || level === 'debug')) return;

@@ -189,3 +189,12 @@ test('schema drift renames fields deterministically, in structured values and JS
   assert.ok(driftText(text, new Set()).includes('\n'), 'keeps the indented layout');
   assert.equal(driftText('seats_left: 3', new Set()), 'seats_left: 3', 'prose is left alone');
 });
+
+test('each built-in profile and ablation is described by its rate and mix, as the editor shows them', async () => {
+  const { describeFaultProfile } = await import('../../server/src/runner/faults.ts');
+  assert.equal(describeFaultProfile('none'), 'no faults');
+  assert.equal(describeFaultProfile('light'), '7.5% of calls: TransientTimeout 40%, HighLatency 30%, EmptyResponse 30%');
+  assert.match(describeFaultProfile('heavy')!, /^27\.5% of calls: TransientTimeout 15%, ConnectionReset 15%/);
+  assert.equal(describeFaultProfile('TransientTimeout-only'), '27.5% of calls: TransientTimeout: the call hangs 5 s, then times out');
+  assert.equal(describeFaultProfile('profile.json'), undefined);
+});

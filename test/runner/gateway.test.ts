@@ -19,7 +19,7 @@ import { decideFault, type FaultOptions } from '../../server/src/runner/faults.t
 import { Gateway } from '../../server/src/runner/gateway.ts';
 import { startServer, type RunningServer } from '../../server/src/runner/launch.ts';
 import { seedNamespace, snapshotNamespace } from '../../server/src/runner/state.ts';
-import { FAULT_TYPES, type CallRecord, type FaultProfile, type FaultType } from '../../server/src/runner/types.ts';
+import { FAULT_TYPES, type CallRecord, type CallStart, type FaultProfile, type FaultType } from '../../server/src/runner/types.ts';
 import { TaskSchema, type Task } from '../../server/src/tasks/model.ts';
 
 const FLIGHTS = [
@@ -52,6 +52,9 @@ interface Episode {
   client: Client;
   server: RunningServer;
   onCalls: CallRecord[];
+  /** What the gateway reported, in order: `started <index>` as a call arrives, `answered <index>` as it finishes. */
+  reported: string[];
+  started: CallStart[];
   /** What the agent got: the tool result, or the JSON-RPC error its client raised. */
   call(name: string, args?: Record<string, unknown>): Promise<{ result: CallToolResult } | { error: { code: number; message: string } }>;
   reservations(): Promise<Record<string, { status: string }>>;
@@ -68,12 +71,21 @@ async function episode(
   await seedNamespace(info, { flights: FLIGHTS }, sandbox);
   const server = await startServer(info, sandbox, { backend: 'process', startTimeoutMs: 20_000 });
   const onCalls: CallRecord[] = [];
+  const reported: string[] = [];
+  const started: CallStart[] = [];
   const gateway = new Gateway({
     task,
     registry: reg,
     servers: new Map([['travel', server]]),
     ...(setup.profile && { faults: { profile: setup.profile, seed: setup.seed ?? 1, trial: 0, options: { ...FAST, ...setup.options } } }),
-    onCall: (c) => onCalls.push(c),
+    onCallStarted: (c) => {
+      started.push(c);
+      reported.push(`started ${c.index}`);
+    },
+    onCall: (c) => {
+      onCalls.push(c);
+      reported.push(`answered ${c.index}`);
+    },
   });
   const client = new Client({ name: 'test-agent', version: '0' });
   try {
@@ -84,6 +96,8 @@ async function episode(
       client,
       server,
       onCalls,
+      reported,
+      started,
       call: async (name, args = {}) => {
         try {
           return { result: (await client.callTool({ name, arguments: args })) as CallToolResult };
@@ -377,6 +391,24 @@ test('CascadingFailure: the faulted call and the next cascadeLength calls fail w
       'cascade 2 of 2 after call 0',
       undefined,
     ]);
+  });
+});
+
+test('a call is reported as it arrives and again as it is answered: a timeout being injected is a call in flight', async () => {
+  await episode({ profile: always('TransientTimeout'), options: { timeoutMs: 300 } }, async ({ call, reported, started, onCalls }) => {
+    const pending = call('travel_search_flights', SEARCH);
+    // While the injected timeout runs, the call is known and not answered.
+    while (!reported.includes('started 0')) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(reported, ['started 0']);
+    assert.deepEqual({ ...started[0], started_at: undefined }, { index: 0, tool: 'travel_search_flights', qualified: 'travel.search_flights', arguments: SEARCH, started_at: undefined });
+    assert.ok(!Number.isNaN(Date.parse(started[0]!.started_at)));
+    await pending;
+    assert.deepEqual(reported, ['started 0', 'answered 0']);
+    assert.equal(onCalls[0]!.fault?.type, 'TransientTimeout');
+    // A call to a tool the task does not list is reported too, without a qualified name.
+    await call('travel_cancel_everything', {});
+    assert.deepEqual(reported.slice(2), ['started 1', 'answered 1']);
+    assert.equal(started[1]!.qualified, undefined);
   });
 });
 

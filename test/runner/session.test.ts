@@ -228,3 +228,25 @@ test("an episode's timeout is the agent's error whatever it threw as it was stop
   assert.deepEqual(records.map((r) => [r.status, r.error?.kind, r.error?.code]), [['infra_error', 'infra', 'agent-sandbox'], ['infra_error', 'infra', 'agent-sandbox']], 'retried, ours');
   assert.ok(neverUp.kind === 'run' && neverUp.scores.episodes.scored === 0, 'never scored');
 });
+
+test('stopped after its last episode, a run or a check is complete, not interrupted: the report and checks.json are written', { timeout: 300_000 }, async () => {
+  const base = await common();
+  const task = join(fixtures, 'travel', 'travel-confirm-held-001.json');
+  for (const mode of ['run', 'check'] as const) {
+    const stop = new AbortController();
+    let planned = 0;
+    let finishedEpisodes = 0;
+    let finished: RunEvent | undefined;
+    const options: SessionOptions = mode === 'run' ? { ...base, mode, tasks: [task], agent: 'reference', signal: stop.signal } : { ...base, mode, tasks: [task], signal: stop.signal };
+    for await (const event of startRun(options)) {
+      if (event.type === 'run-started') planned = event.episodes;
+      // The user stops the run as its last episode is recorded (Ctrl-C, Stop in the editor).
+      if (event.type === 'episode-finished' && ++finishedEpisodes === planned) stop.abort(new Error('SIGINT'));
+      if (event.type === 'run-finished') finished = event;
+    }
+    assert.ok(stop.signal.aborted, `${mode}: the stop came`);
+    assert.ok(finished?.type === 'run-finished' && !finished.interrupted, `${mode}: nothing was cut short`);
+    if (finished.kind === 'run') assert.ok(finished.report && existsSync(finished.report.html), 'the report is written');
+    else assert.deepEqual(readChecks(finished.directory), finished.checks, 'checks.json is written');
+  }
+});

@@ -353,3 +353,22 @@ test('append after a torn write keeps the journal readable line by line', () => 
   resumed.append(episode('a', 1));
   assert.deepEqual(openRun(dir).episodes.map((e) => e.trial), [0, 1]);
 });
+
+test('the run list says what a check decided, from checks.json: nothing until it is written, then ok or the failing tasks', () => {
+  const runs = scratch();
+  const coverage = { paths: { covered: 1, total: 1 }, leaves: { covered: 1, total: 1 }, items: [] };
+  const check = createRun(join(runs, 'check-20260101-000000-abcdef'), { ...config, kind: 'check', run_id: 'check-20260101-000000-abcdef', agent: 'check', trials: 1 });
+  check.append(episode('a', 0));
+  const listed = () => listRuns(runs).find((r) => r.id === 'check-20260101-000000-abcdef')!;
+  assert.equal(listed().checks, undefined, 'a check without checks.json (running, or interrupted) has no verdict');
+  check.writeChecks([
+    { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} },
+    { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
+  ]);
+  assert.deepEqual(listed().checks, { tasks: 2, failing: ['b'] });
+  check.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} }]);
+  assert.deepEqual(listed().checks, { tasks: 1, failing: [] });
+  // A run is not a check: no verdicts to list.
+  createRun(join(runs, 'run-20260101-000000-abcdef'), config);
+  assert.equal(listRuns(runs).find((r) => r.id === config.run_id)!.checks, undefined);
+});

@@ -3,6 +3,10 @@
  * catch up (diagnostics arrive when the language server has linted, not when a call returns), and asking the
  * runner for a screenshot.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { MCPBenchExtensionApi } from '../../src/api.ts';
 
@@ -108,4 +112,22 @@ export function clickInWebview(selector: string): void {
 /** Asks the runner to type `text` into the open input box (`showInputBox`) and press Enter. */
 export function answerInputBox(text: string): void {
   console.log(`${UI_MARKER} answer ${encodeURIComponent(text)}`);
+}
+
+/**
+ * The text a person sees in the first webview element matching `selector` (the runner looks, as with a click;
+ * it waits up to 20 s for the element to appear). Undefined where no runner drives the UI (@vscode/test-electron):
+ * the tests then rely on what the extension sent the page.
+ */
+export async function webviewText(selector: string): Promise<string | undefined> {
+  if (!uiDriver()) return undefined;
+  const file = path.join(tmpdir(), `mcpbench-e2e-read-${randomBytes(6).toString('hex')}.json`);
+  console.log(`${UI_MARKER} read ${encodeURIComponent(selector)} ${encodeURIComponent(file)}`);
+  try {
+    const seen = await waitFor(`the runner to read ${selector} in a webview`, () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { text?: string; error?: string }) : undefined), { timeoutMs: 60_000 });
+    if (seen.error !== undefined) throw new Error(seen.error);
+    return seen.text ?? '';
+  } finally {
+    rmSync(file, { force: true });
+  }
 }

@@ -32,8 +32,9 @@ describe('the Test Explorer', () => {
     assert.equal(item.parent?.parent?.label, 'filesystem');
     assert.equal(item.parent?.parent?.parent, undefined, 'namespaces are the top level');
     const labels = allTestItems(api.testController).filter((i) => i.uri).map((i) => i.label).sort();
-    // The fixture workspace: three tasks copied from tasks/ and the one with the typo.
-    assert.deepEqual(labels, ['chat-thread-ack-001', 'fs-archive-report-typo-001', 'fs-bump-version-001', 'memory-add-colleague-001']);
+    // The fixture workspace: three tasks copied from tasks/, the one with the typo, one nobody opens, and one whose
+    // initial state cannot be written.
+    assert.deepEqual(labels, ['chat-thread-ack-001', 'fs-archive-report-typo-001', 'fs-bump-version-001', 'fs-seed-conflict-001', 'fs-unopened-broken-001', 'memory-add-colleague-001']);
   });
 
   it('runs a task and it passes', async () => {

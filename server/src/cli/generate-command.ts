@@ -13,7 +13,7 @@ import { lintTemplate } from '../generator/lint-template.ts';
 import { MAX_VARIANTS, TemplateSchema, type Template } from '../generator/model.ts';
 import { TemplateError } from '../generator/sample.ts';
 import { loadRegistry } from '../mcp/registry.ts';
-import { defaultBackend, PROCESS_BACKEND_WARNING, SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
+import { chooseBackend, PROCESS_BACKEND_WARNING, SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import type { RunEvent } from '../runner/types.ts';
 import { PathError, readText } from '../tasks/files.ts';
@@ -101,7 +101,7 @@ async function generateCommand(file: string, flags: GenerateFlags, io: GenerateI
   let checksOk = true;
   let interrupted = false;
   if (flags.check && manifest.candidates.length) {
-    const backend = flags.sandbox ?? defaultBackend();
+    const backend = chooseBackend(flags.sandbox);
     if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
     const controller = new AbortController();
     const stop = () => controller.abort(new Error('interrupted'));

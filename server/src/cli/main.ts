@@ -10,7 +10,7 @@ import { RunStoreError } from '../runner/store.ts';
 import { SealError } from '../generator/seal.ts';
 import { TaskLoadError } from '../runner/run.ts';
 import { FaultProfileError } from '../runner/faults.ts';
-import { SANDBOX_BACKENDS, type SandboxBackend } from '../runner/sandbox.ts';
+import { SANDBOX_BACKENDS, SandboxUnavailableError, type SandboxBackend } from '../runner/sandbox.ts';
 import { TOOL_CALL_FORMAT_OPTIONS } from '../runner/agents/tool-call-formats.ts';
 import { serveNamespace, ServeError } from './serve.ts';
 import { loadRegistry } from '../mcp/registry.ts';
@@ -19,9 +19,12 @@ import { composition, compositionMarkdown, compositionText, taskTraits } from '.
 import { TaskSchema } from '../tasks/model.ts';
 import { lintTemplate } from '../generator/lint-template.ts';
 import { canonicalHash } from '../tasks/hash.ts';
+import { CATEGORIES, DIFFICULTIES, SkeletonError, taskSkeleton, type SkeletonOptions } from '../tasks/skeleton.ts';
 import { JsonDocument } from '../tasks/document.ts';
 import { lintTaskSet } from '../tasks/lint.ts';
-import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { formatJson, formatSarif, formatText, repositoryRoot, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
 import { monthOption, registerGeneratorCommands } from './generator-commands.ts';
 import { registerResultsCommands } from './results-commands.ts';
@@ -87,18 +90,23 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .argument('[paths...]', 'task or template files, or folders', ['tasks'])
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif']).default('text'))
     .option('--max-warnings <n>', 'fail (exit 1) when there are more warnings than this', integerOption)
-    .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number }) => {
+    .option('--sarif-root <dir>', 'with --format sarif: the folder artifact URIs are relative to (default: the repository root)')
+    .action(async (paths: string[], options: { format: 'text' | 'json' | 'sarif'; maxWarnings?: number; sarifRoot?: string }) => {
       const files = collectLintableFiles(paths);
       if (files.tasks.length + files.templates.length === 0) throw new ExitError(`no task or template files found in ${paths.join(', ')}`, EXIT_USAGE);
       const registry = await loadRegistry();
       const results = lintTaskSet(files.tasks.map((path) => ({ uri: path, text: readText(path) })), registry);
       const reports: FileReport[] = [
-        ...results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics })),
-        ...files.templates.map((path) => ({ path, diagnostics: lintTemplate(path, readText(path), registry).diagnostics })),
+        ...results.map((r) => ({ path: r.document.uri, diagnostics: r.diagnostics, text: r.document.text })),
+        ...files.templates.map((path) => {
+          const text = readText(path);
+          return { path, diagnostics: lintTemplate(path, text, registry).diagnostics, text };
+        }),
       ];
+      const sarifRoot = resolve(io.cwd, options.sarifRoot ?? repositoryRoot(io.cwd));
       const output =
         options.format === 'json' ? formatJson(reports, io.cwd)
-        : options.format === 'sarif' ? formatSarif(reports, io.cwd, packageJson.version)
+        : options.format === 'sarif' ? formatSarif(reports, { root: sarifRoot, version: packageJson.version })
         : formatText(reports, io.cwd);
       io.stdout(output);
       const t = totals(reports);
@@ -249,6 +257,36 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       setExitCode(healthy ? EXIT_OK : EXIT_FINDINGS);
     });
 
+  program
+    .command('new')
+    .description('Write a new task skeleton that lints with a TODO for everything left to write (default file: tasks/<namespace>/<id>.json).')
+    .argument('<id>', 'the task id, e.g. fs-archive-invoices-001')
+    .requiredOption('--server <namespaces>', 'the namespace, or several separated by commas (the first is the main one)')
+    .addOption(new Option('--category <category>', 'what the task tests').choices([...CATEGORIES]).default('single-tool'))
+    .addOption(new Option('--difficulty <difficulty>', 'how hard it is').choices([...DIFFICULTIES]).default('easy'))
+    .option('--out <file>', 'where to write it')
+    .action(async (id: string, options: { server: string; category: SkeletonOptions['category']; difficulty: SkeletonOptions['difficulty']; out?: string }) => {
+      const namespaces = options.server.split(',').map((n) => n.trim()).filter(Boolean);
+      const registry = await loadRegistry();
+      let text: string;
+      try {
+        text = taskSkeleton({ id, namespaces, category: options.category, difficulty: options.difficulty }, registry);
+      } catch (error) {
+        if (error instanceof SkeletonError) throw new ExitError(error.message, EXIT_USAGE);
+        throw error;
+      }
+      const file = resolve(io.cwd, options.out ?? join('tasks', namespaces[0]!, `${id}.json`));
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, text, { flag: 'wx' });
+      } catch (error) {
+        const exists = (error as NodeJS.ErrnoException).code === 'EEXIST';
+        throw new ExitError(`${file}: ${exists ? 'exists already; choose another id or --out' : (error as Error).message}`, EXIT_USAGE);
+      }
+      io.stdout(`${relative(io.cwd, file) || file}\n`);
+      setExitCode(EXIT_OK);
+    });
+
   registerGenerateCommand(program, io, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
   registerResultsCommands(program, io, setExitCode);
@@ -283,7 +321,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.stderr(`mcpbench: ${error.message}${flag ? ` (set it with ${flag})` : ''}\n`);
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError) {
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError || error instanceof SandboxUnavailableError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -13,7 +13,7 @@ import type { Scores } from '../scoring/metrics.ts';
 import { writeReport } from '../scoring/report.ts';
 import { isPerturbationLevel, PERTURBATION_LEVELS, type PerturbationLevel } from '../generator/perturb.ts';
 import type { TaskCheck } from '../runner/check.ts';
-import { defaultBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import { chooseBackend, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
 import { isModelAgent } from '../runner/agents/registry.ts';
 import { MODEL_AGENTS, profileAgent, SettingsError, type AgentConfig } from '../runner/agents/settings.ts';
 import type { ToolCallFormatOption } from '../runner/agents/tool-call-formats.ts';
@@ -298,7 +298,7 @@ async function runWithReporter(options: SessionOptions, io: CliIo, kind: RunFlag
 }
 
 export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
-  const backend = flags.sandbox ?? defaultBackend();
+  const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const common = { registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env };
   let options: SessionOptions;
@@ -465,7 +465,7 @@ function formatCheck(checks: TaskCheck[], cwd: string): string {
 }
 
 export async function checkCommand(paths: string[], flags: CheckFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
-  const backend = flags.sandbox ?? defaultBackend();
+  const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const finished = await runWithReporter(
     { mode: 'check', registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env, tasks: paths.length ? paths : ['tasks'], out: flags.out, seed: flags.seed },

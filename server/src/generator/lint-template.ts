@@ -16,7 +16,7 @@ import templateSchema from '../../../schemas/template.schema.json';
 import taskSchema from '../../../schemas/task.schema.json';
 import type { Registry } from '../mcp/registry.ts';
 import { createAjv } from '../tasks/ajv.ts';
-import { compareDiagnostics, type Diagnostic, type Finding, type Fix, type RuleCode, type RuleInfo, type Severity } from '../tasks/diagnostics.ts';
+import { compareDiagnostics, TEMPLATE_RULES, type Diagnostic, type Finding, type Fix, type TemplateRuleCode } from '../tasks/diagnostics.ts';
 import { JsonDocument, type JsonPath, type Span } from '../tasks/document.ts';
 import { TEMPLATE_SCHEMA_ID } from '../tasks/json-schemas.ts';
 import { lintTask } from '../tasks/lint.ts';
@@ -29,25 +29,8 @@ import { taskNamespaces } from '../tasks/model.ts';
 import { collectPlaceholders, findPlaceholders, type PathTrace, type PlaceholderRef } from './placeholders.ts';
 import { compileTemplate, parameterKind, parameterProblems, sampleVariant, TemplateError, UnsatisfiableError } from './sample.ts';
 
-/**
- * The template rules. Codes are stable like the task rules; until they join RULES in tasks/diagnostics.ts
- * (proposed), diagnostics carry them through a cast, which is what `templateFinding` does.
- */
-export const TEMPLATE_RULES = {
-  'template-unknown-parameter': { severity: 'error', summary: 'A placeholder names no parameter, or a field its parameter does not have.' },
-  'template-placeholder-syntax': { severity: 'error', summary: '`{{...}}` that is not `{{name}}` or `{{name.field}}`.' },
-  'template-unused-parameter': { severity: 'warning', summary: 'A parameter that no placeholder in the task or the grammar uses, directly or through derived parameters.' },
-  'template-placeholder-type': { severity: 'error', summary: "A placeholder whose parameter's type cannot fit where it is placed (a whole-string placeholder keeps its type; text takes scalars only)." },
-  'template-undefined-nonterminal': { severity: 'error', summary: 'A grammar reference `<name>`, or the start symbol, that names no production.' },
-  'template-grammar-cycle': { severity: 'error', summary: 'Grammar productions that refer to themselves, directly or not.' },
-  'template-unreachable-production': { severity: 'warning', summary: 'A grammar production the start symbol never reaches.' },
-  'template-goal': { severity: 'error', summary: 'The goal must come from exactly one of `grammar` and `task.goal`.' },
-  'template-invalid-parameter': { severity: 'error', summary: 'A parameter that cannot be sampled: empty range, bad pattern or date, misused function, dependency loop.' },
-  'template-unsatisfiable': { severity: 'error', summary: 'A constraint that no draw met within `max_tries`.' },
-  'template-namespaces': { severity: 'warning', summary: "`namespaces` differs from the namespaces the task's `server` names." },
-} as const satisfies Record<string, RuleInfo>;
-
-export type TemplateRuleCode = keyof typeof TEMPLATE_RULES;
+// The template rules (codes, severities, summaries) are listed with the task rules in tasks/diagnostics.ts.
+export { TEMPLATE_RULES, type TemplateRuleCode };
 
 /** The seed of the one sample the task linter sees. */
 export const LINT_SAMPLE_SEED = 1;
@@ -55,7 +38,7 @@ export const LINT_SAMPLE_SEED = 1;
 const LINT_SCHEMA_ID = 'https://mcpbench.dev/schemas/template.lint.schema.json';
 
 function templateFinding(code: TemplateRuleCode, span: Span, message: string, fixes?: Fix[]): Finding {
-  const f: Finding = { code: code as string as RuleCode, severity: TEMPLATE_RULES[code].severity as Severity, message, offset: span.offset, length: span.length };
+  const f: Finding = { code, severity: TEMPLATE_RULES[code].severity, message, offset: span.offset, length: span.length };
   if (fixes?.length) f.fixes = fixes;
   return f;
 }
@@ -389,7 +372,12 @@ function fits(shape: Shape, accepted: Set<JsonType> | undefined): { ok: true } |
 // ---- the linter
 
 export function lintTemplate(uri: string, text: string, registry: Registry): { diagnostics: Diagnostic[] } {
-  const document = new JsonDocument(uri, text);
+  return lintTemplateDocument(new JsonDocument(uri, text), registry);
+}
+
+/** `lintTemplate` on a document already parsed (as the language server keeps them). */
+export function lintTemplateDocument(document: JsonDocument, registry: Registry): { diagnostics: Diagnostic[] } {
+  const { uri, text } = document;
   const findings: Finding[] = [];
   let coveredUntil = -1;
   for (const problem of document.syntaxProblems) {
@@ -422,7 +410,7 @@ function describe(path: JsonPath): string {
 }
 
 /** Offset in the document of the decoded string index `index` of the string token at `node`. */
-function rawOffset(text: string, node: Node, index: number): number {
+export function rawOffset(text: string, node: Node, index: number): number {
   let at = node.offset + 1;
   for (let decoded = 0; decoded < index && at < node.offset + node.length - 1; decoded++) {
     if (text[at] === '\\') at += text[at + 1] === 'u' ? 6 : 2;

@@ -5,16 +5,8 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Node } from 'jsonc-parser';
 import type { Coverage } from '../predicates/coverage.ts';
 import { CHECKS_FILE, readChecks } from '../runner/store.ts';
-import { TextDocument } from 'vscode-languageserver-textdocument';
-import { Command, type CodeLens } from 'vscode-languageserver';
-import { nodeAt, treeOf } from './json-context.ts';
-
-export const RUN_TASK_COMMAND = 'mcpbench.runTask';
-export const RUN_TASK_WITH_FAULTS_COMMAND = 'mcpbench.runTaskWithFaults';
-export const CHECK_TASK_COMMAND = 'mcpbench.checkTask';
 
 /** What the latest check run says about one task. */
 export interface TaskCheckSummary {
@@ -71,35 +63,4 @@ export class CheckRuns {
     this.runs.set(directory, summary);
     return summary;
   }
-}
-
-/** What the coverage lens shows: the check's coverage of the current predicate, or that there is none. */
-export interface LensCoverage {
-  coverage?: Coverage;
-  /** The task changed since the check run (its canonical hash differs). */
-  stale?: boolean;
-}
-
-/** The lenses on a task's `id` line: run, run with faults, check, and the coverage. */
-export function taskLenses(uri: string, text: string, coverage: LensCoverage): CodeLens[] {
-  const root: Node | undefined = treeOf(text);
-  const idProperty = nodeAt(root, ['id'])?.parent;
-  if (!idProperty) return [];
-  const document = TextDocument.create('', 'json', 0, text);
-  const range = { start: document.positionAt(idProperty.offset), end: document.positionAt(idProperty.offset + idProperty.length) };
-  const lens = (title: string, command: string): CodeLens => ({ range, command: Command.create(title, command, uri) });
-  const lenses = [
-    lens('Run', RUN_TASK_COMMAND),
-    lens('Run with faults...', RUN_TASK_WITH_FAULTS_COMMAND),
-    lens('Check', CHECK_TASK_COMMAND),
-  ];
-  if (coverage.coverage) {
-    const { covered, total } = coverage.coverage.paths;
-    const stale = coverage.stale ? ' (task changed since the check)' : '';
-    // An empty command id makes the lens a label: the numbers are information, not an action.
-    lenses.push({ range, command: Command.create(`${covered}/${total} solution paths covered${stale}`, '') });
-  } else {
-    lenses.push(lens('coverage: not checked yet', CHECK_TASK_COMMAND));
-  }
-  return lenses;
 }

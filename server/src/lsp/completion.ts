@@ -5,8 +5,8 @@
  */
 import { getLocation, type Node } from 'jsonc-parser';
 import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem, type Range } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Registry } from '../mcp/registry.ts';
+import type { JsonDocument } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
 import { argumentMarkdown, keyMarkdown, predicateMarkdown, toolMarkdown } from './docs.ts';
 import {
@@ -15,7 +15,7 @@ import {
   describeType,
   enumValues,
   predicateNamespaces,
-  parseLoosely,
+  objectOf,
   requiredKeys,
   schemaProperties,
   stringItems,
@@ -36,16 +36,17 @@ interface Site {
   separator: string;
 }
 
-export function completionsAt(text: string, offset: number, registry: Registry): CompletionItem[] {
+export function completionsAt(document: JsonDocument, offset: number, registry: Registry): CompletionItem[] {
+  const { text } = document;
+  // Where the cursor is in the text as typed (a key being written is no node of the tree yet): a scan up to it.
   const location = getLocation(text, offset);
-  const document = TextDocument.create('', 'json', 0, text);
   const replaced = replacedNode(location.previousNode, offset);
   const start = replaced ? replaced.offset : offset;
   const end = replaced ? replaced.offset + replaced.length : offset;
   const after = text.slice(end).match(/^\s*(\S)/)?.[1];
   const site: Site = {
     text,
-    task: parseLoosely(text),
+    task: objectOf(document),
     registry,
     range: { start: document.positionAt(start), end: document.positionAt(end) },
     separator: after === '"' || after === '{' || after === '[' ? ',' : '',

@@ -2,6 +2,7 @@
 import { CodeAction, CodeActionKind, DiagnosticSeverity, type Diagnostic as LspDiagnostic, type TextEdit } from 'vscode-languageserver';
 import type { Diagnostic, Fix } from '../tasks/diagnostics.ts';
 import type { JsonDocument } from '../tasks/document.ts';
+import { ruleDoc } from '../tasks/rule-docs.ts';
 
 const SEVERITY = { error: DiagnosticSeverity.Error, warning: DiagnosticSeverity.Warning, info: DiagnosticSeverity.Information } as const;
 
@@ -15,6 +16,8 @@ export function toLspDiagnostic(d: Diagnostic): LspDiagnostic {
     code: d.code,
     source: SOURCE,
     message: d.message,
+    // The code links to the rule's page (what it finds, how to fix it), as ESLint's rules do.
+    codeDescription: { href: ruleDoc(d.code).helpUri },
     data: d.fixes ? { fixes: d.fixes } : undefined,
   };
 }

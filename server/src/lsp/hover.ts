@@ -1,14 +1,14 @@
 /**
  * Hover in a task file: predicate and tool documentation from the namespace files, argument descriptions,
- * the task format's key descriptions, and on the task id its canonical hash and file.
+ * the task format's key descriptions, and on the task id its canonical hash and file. It takes the document the
+ * workspace parsed once for this version (the lint and every other feature share it).
  */
-import { findNodeAtOffset, getNodePath, type Node } from 'jsonc-parser';
 import { MarkupKind, type Hover } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Registry } from '../mcp/registry.ts';
+import type { JsonDocument, JsonPath } from '../tasks/document.ts';
 import { canonicalHash } from '../tasks/hash.ts';
 import { argumentMarkdown, keyMarkdown, predicateMarkdown, toolMarkdown } from './docs.ts';
-import { classifyPath, parseLoosely, requiredKeys, schemaProperties, treeOf, valueAt } from './json-context.ts';
+import { classifyPath, objectOf, rangeOf, requiredKeys, schemaProperties, stringNodeAt, valueAt } from './json-context.ts';
 import { definition, formatKey, type FormatObject } from './task-format.ts';
 
 export interface HoverFileInfo {
@@ -18,22 +18,13 @@ export interface HoverFileInfo {
   sameId: string[];
 }
 
-export function hoverAt(text: string, offset: number, registry: Registry, file: HoverFileInfo): Hover | null {
-  const node = findNodeAtOffset(treeOf(text) ?? emptyNode(), offset, true);
-  if (!node || node.type !== 'string') return null;
-  const isKey = node.parent?.type === 'property' && node.parent.children?.[0] === node;
-  const path = getNodePath(node);
-  const value = isKey ? contentsForKey(text, path, registry, file) : contentsForValue(text, path, node.value as string, registry, file);
+export function hoverAt(document: JsonDocument, offset: number, registry: Registry, file: HoverFileInfo): Hover | null {
+  const at = stringNodeAt(document, offset);
+  if (!at) return null;
+  const { node, path, isKey } = at;
+  const value = isKey ? contentsForKey(document, path, registry, file) : contentsForValue(document, path, node.value as string, registry, file);
   if (!value) return null;
-  const document = TextDocument.create('', 'json', 0, text);
-  return {
-    contents: { kind: MarkupKind.Markdown, value },
-    range: { start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) },
-  };
-}
-
-function emptyNode(): Node {
-  return { type: 'null', offset: 0, length: 0, value: null } as Node;
+  return { contents: { kind: MarkupKind.Markdown, value }, range: rangeOf(document, node) };
 }
 
 function formatKeyContents(object: FormatObject, key: string): string | undefined {
@@ -41,7 +32,7 @@ function formatKeyContents(object: FormatObject, key: string): string | undefine
   return info ? keyMarkdown(info) : undefined;
 }
 
-function contentsForKey(text: string, path: (string | number)[], registry: Registry, file: HoverFileInfo): string | undefined {
+function contentsForKey(document: JsonDocument, path: JsonPath, registry: Registry, file: HoverFileInfo): string | undefined {
   const key = path.at(-1);
   if (typeof key !== 'string') return undefined;
   const context = classifyPath(path);
@@ -49,7 +40,7 @@ function contentsForKey(text: string, path: (string | number)[], registry: Regis
     case 'task': {
       if (path.length === 1) {
         const doc = formatKeyContents('task', key);
-        return key === 'id' ? [doc, idContents(text, file)].filter(Boolean).join('\n\n---\n\n') : doc;
+        return key === 'id' ? [doc, idContents(document, file)].filter(Boolean).join('\n\n---\n\n') : doc;
       }
       if (path.length === 2 && path[0] === 'template') return formatKeyContents('template', key);
       if (path.length === 2 && path[0] === 'initial_state') return namespaceContents(registry, key);
@@ -71,7 +62,7 @@ function contentsForKey(text: string, path: (string | number)[], registry: Regis
     case 'step': {
       if (context.rest.length === 1) return formatKeyContents('toolCall', key) ?? formatKeyContents('finalAnswer', key);
       if (context.rest.length === 2 && context.rest[0] === 'arguments') {
-        const tool = valueAt(parseLoosely(text), [...context.stepPath, 'tool']);
+        const tool = valueAt(objectOf(document), [...context.stepPath, 'tool']);
         const info = typeof tool === 'string' ? registry.tool(tool) : undefined;
         const schema = info ? new Map(schemaProperties(info.declaration.inputSchema)).get(key) : undefined;
         return schema ? argumentMarkdown(tool as string, key, schema, requiredKeys(info!.declaration.inputSchema).includes(key)) : undefined;
@@ -81,7 +72,7 @@ function contentsForKey(text: string, path: (string | number)[], registry: Regis
   }
 }
 
-function contentsForValue(text: string, path: (string | number)[], value: string, registry: Registry, file: HoverFileInfo): string | undefined {
+function contentsForValue(document: JsonDocument, path: JsonPath, value: string, registry: Registry, file: HoverFileInfo): string | undefined {
   const context = classifyPath(path);
   if (context.kind === 'step') {
     if (context.rest.length === 1 && context.rest[0] === 'tool') return toolContents(registry, value);
@@ -89,20 +80,15 @@ function contentsForValue(text: string, path: (string | number)[], value: string
   }
   if (context.kind !== 'task') return undefined;
   const [key] = path;
-  if (key === 'id' && path.length === 1) return idContents(text, file);
+  if (key === 'id' && path.length === 1) return idContents(document, file);
   if (key === 'available_tools' && path.length === 2) return toolContents(registry, value);
   if (key === 'server') return namespaceContents(registry, value);
   return undefined;
 }
 
-function idContents(text: string, file: HoverFileInfo): string {
-  const lines = [`**Task** \`${String(parseLoosely(text).id ?? '')}\` in \`${file.fileLabel}\``];
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
+function idContents(document: JsonDocument, file: HoverFileInfo): string {
+  const lines = [`**Task** \`${String(objectOf(document).id ?? '')}\` in \`${file.fileLabel}\``];
+  const value = document.syntaxProblems.length ? undefined : document.value();
   // The hash of a file with syntax errors would be the hash of a guess: say so instead.
   let hash: string;
   try {

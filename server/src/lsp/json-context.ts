@@ -3,8 +3,9 @@
  * arguments, a solution step, ...), and the small JSON Schema helpers completion, hover and code actions
  * share. Plain data in, plain data out: no connection, no editor.
  */
-import { parse, parseTree, findNodeAtLocation, type Node } from 'jsonc-parser';
-import type { JsonPath } from '../tasks/document.ts';
+import { findNodeAtOffset, getNodePath, type Node } from 'jsonc-parser';
+import type { Range } from 'vscode-languageserver';
+import type { JsonDocument, JsonPath } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { taskNamespaces } from '../tasks/model.ts';
@@ -52,23 +53,24 @@ function classifyPredicatePath(path: JsonPath): PathContext {
   }
 }
 
-/** The parsed task, tolerant of syntax errors (a file being typed is rarely valid JSON). */
-export function parseLoosely(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : {};
-  } catch {
-    const value: unknown = parse(text, [], { allowTrailingComma: true, disallowComments: false });
-    return isObject(value) ? value : {};
-  }
+/** The document's top-level object (best effort while it has syntax errors: a file being typed is rarely valid JSON). */
+export function objectOf(document: JsonDocument): Record<string, unknown> {
+  const value = document.value();
+  return isObject(value) ? value : {};
 }
 
-export function treeOf(text: string): Node | undefined {
-  return parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+/** The string node at `offset` (a key or a value), with its path, or undefined. */
+export function stringNodeAt(document: JsonDocument, offset: number): { node: Node; path: JsonPath; isKey: boolean } | undefined {
+  const root = document.root;
+  const node = root ? findNodeAtOffset(root, offset, true) : undefined;
+  if (!node || node.type !== 'string') return undefined;
+  const isKey = node.parent?.type === 'property' && node.parent.children?.[0] === node;
+  return { node, path: getNodePath(node), isKey };
 }
 
-export function nodeAt(root: Node | undefined, path: JsonPath): Node | undefined {
-  return root ? findNodeAtLocation(root, path) : undefined;
+/** A node's range as LSP positions. */
+export function rangeOf(document: JsonDocument, node: { offset: number; length: number }): Range {
+  return { start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) };
 }
 
 /** The value at `path` of a plain JSON value. */

@@ -1,20 +1,19 @@
 /**
  * The outline of a task file: its top-level keys, with the available tools, the predicate tree (`all`,
  * `any`, `not` nodes and leaves by name) and each solution's steps as children. Built from the tolerant
- * parse tree, so a file being typed still has an outline.
+ * parse tree of the workspace's one parse of the document, so a file being typed still has an outline.
  */
 import { getNodeValue, type Node } from 'jsonc-parser';
 import { SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
-import { treeOf } from './json-context.ts';
+import type { JsonDocument } from '../tasks/document.ts';
+import { rangeOf } from './json-context.ts';
 
 const PREDICATE_OPERATORS = new Set(['all', 'any', 'not']);
 
-export function taskOutline(text: string): DocumentSymbol[] {
-  const root = treeOf(text);
+export function taskOutline(document: JsonDocument): DocumentSymbol[] {
+  const root = document.root;
   if (root?.type !== 'object') return [];
-  const document = TextDocument.create('', 'json', 0, text);
-  const range = (node: Node) => ({ start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) });
+  const range = (node: Node) => rangeOf(document, node);
   const symbol = (name: string, kind: SymbolKind, whole: Node, selection: Node, detail?: string, children?: DocumentSymbol[]): DocumentSymbol => ({
     name: name || '(empty)',
     kind,

@@ -1,12 +1,8 @@
 /**
- * The language server: LSP requests onto the engine and the small modules beside this file. Lints task and
- * template files as they change (debounced), keeps the workspace's task ids current for the set-wide
- * duplicate-id rule (open documents, files on disk, watched changes), and answers completion, hover, code
- * actions, code lenses and document symbols. Wiring only: the logic lives in the modules it calls.
+ * The language server: LSP requests onto the language service (service.ts) and the workspace (workspace.ts).
+ * Wiring only: capabilities, the document and file-change events, and one line per request.
  */
-import { readFileSync } from 'node:fs';
-import { basename, relative, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   CodeActionKind,
@@ -15,28 +11,14 @@ import {
   FileChangeType,
   TextDocuments,
   TextDocumentSyncKind,
-  type CodeAction,
   type Connection,
-  type Diagnostic as LspDiagnostic,
   type InitializeParams,
   type InitializeResult,
-  type Range,
 } from 'vscode-languageserver';
-import { lintTemplate } from '../generator/lint-template.ts';
-import { loadRegistry, type Registry } from '../mcp/registry.ts';
-import { canonicalHash } from '../tasks/hash.ts';
-import { finding, toDiagnostic } from '../tasks/diagnostics.ts';
-import { JsonDocument } from '../tasks/document.ts';
-import { collectTaskFiles, isTaskFileName } from '../tasks/files.ts';
-import { lintTask } from '../tasks/lint.ts';
-import { addReferenceToolsFix, missingArgumentsFix } from './actions.ts';
-import { CheckRuns, taskLenses, type LensCoverage } from './check-coverage.ts';
-import { completionsAt } from './completion.ts';
-import { fixToCodeAction, SOURCE, toCodeActions, toLspDiagnostic } from './convert.ts';
-import { hoverAt } from './hover.ts';
-import { parseLoosely } from './json-context.ts';
-import { taskOutline } from './outline.ts';
-import { readTaskId, TaskIdIndex } from './task-index.ts';
+import { loadRegistry } from '../mcp/registry.ts';
+import { CheckRuns } from './check-coverage.ts';
+import { FILE_STATUS_REQUEST, getLanguageService, WORKSPACE_INDEXED_REQUEST, type FileStatus, type LanguageService, type OpenFile } from './service.ts';
+import { documentKind, Workspace } from './workspace.ts';
 
 export const DEFAULT_DEBOUNCE_MS = 150;
 
@@ -46,182 +28,61 @@ export interface ServerOptions {
   debounceMs?: number;
 }
 
-type FileKind = 'task' | 'template' | 'other';
-
-/** Folders collectTaskFiles skips; a watched change inside them is not a task file either. */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'runs', 'out']);
-
-function fileKind(uri: string): FileKind {
-  const name = basename(uri.startsWith('file:') ? fileURLToPath(uri) : uri);
-  if (name.endsWith('.template.json')) return 'template';
-  // Untitled buffers and other non-.json names the client sends are tasks being written.
-  return isTaskFileName(name) || !name.endsWith('.json') ? 'task' : 'other';
-}
-
-/** One key per file, whatever percent-encoding the client's URI uses. */
-function fileKey(uri: string): string {
-  return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
-}
-
-interface Linted {
-  version: number;
-  document: JsonDocument;
-  /** The single-file findings; set-wide ones are added when publishing. */
-  diagnostics: LspDiagnostic[];
-}
-
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
-  const pending = new Map<string, NodeJS.Timeout>();
-  const linted = new Map<string, Linted>();
-  const ids = new TaskIdIndex();
-  const checkRuns = new CheckRuns();
-  let folders: string[] = [];
-  let debounceMs = DEFAULT_DEBOUNCE_MS;
+  const log = (what: string) => (error: Error) => connection.console.error(`${what}: ${error.stack ?? error.message}`);
+  let workspace: Workspace | undefined;
+  let service: LanguageService | undefined;
   let canWatchFiles = false;
   let canRefreshLenses = false;
+  let canRenameFiles = false;
   let supportsFolders = false;
-  let registry: Registry | undefined;
-  const registryReady = loadRegistry().then(
-    (loaded) => (registry = loaded),
-    (error: Error) => {
-      // A broken namespace file must not take the editor down: say what is wrong and lint nothing.
-      connection.window.showErrorMessage(`MCPBench: cannot load the namespace schemas: ${error.message}`);
-      connection.console.error(error.stack ?? error.message);
-      return undefined;
-    },
-  );
+  const checkRuns = new CheckRuns();
 
-  const log = (what: string) => (error: Error) => connection.console.error(`${what}: ${error.stack ?? error.message}`);
+  /** The service and workspace, once the namespace registry has loaded (undefined when it cannot). */
+  let resolveReady: (ready: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (resolveReady = resolve));
 
-  // ---- workspace
-
-  const folderOf = (path: string): string | undefined => folders.find((f) => path === f || path.startsWith(f.endsWith(sep) ? f : f + sep));
-  const label = (key: string): string => {
-    const folder = folderOf(key);
-    return folder ? relative(folder, key) : key;
-  };
-  const openDocument = (key: string) => documents.all().find((d) => fileKey(d.uri) === key);
-  const uriOf = (key: string): string => openDocument(key)?.uri ?? (key.startsWith('/') || /^[A-Za-z]:/.test(key) ? pathToFileURL(key).href : key);
-  /** Whether a file on disk counts as a workspace task file (the rules of collectTaskFiles). */
-  const isWorkspaceTaskFile = (key: string): boolean => {
-    const folder = folderOf(key);
-    if (!folder || !isTaskFileName(basename(key))) return false;
-    return !relative(folder, key).split(sep).slice(0, -1).some((part) => part.startsWith('.') || SKIPPED_FOLDERS.has(part));
-  };
-  const readDisk = (key: string): string | undefined => {
-    try {
-      return readFileSync(key, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
-  /** Reads a closed file's id from disk into the index. */
-  const indexFromDisk = (key: string): string[] => {
-    const text = isWorkspaceTaskFile(key) ? readDisk(key) : undefined;
-    return ids.set(key, text === undefined ? undefined : readTaskId(text));
-  };
-
-  const scanFolders = (scanned: string[]) => {
-    const affected = new Set<string>();
-    for (const folder of scanned) {
-      let files: string[];
-      try {
-        files = collectTaskFiles([folder]);
-      } catch (error) {
-        log(`scan ${folder}`)(error as Error);
-        continue;
-      }
-      for (const file of files) if (!openDocument(file)) indexFromDisk(file).forEach((k) => affected.add(k));
-    }
-    republish(affected);
-  };
-
-  // ---- diagnostics
-
-  const duplicateIdDiagnostics = (key: string, document: JsonDocument): LspDiagnostic[] => {
-    const others = ids.others(key);
-    const idNode = document.nodeAt(['id']);
-    if (others.length === 0 || !idNode) return [];
-    const message = `task id \`${ids.id(key)}\` is also used by ${others.map(label).join(', ')}: ids must be unique across the set`;
-    const diagnostic = toLspDiagnostic(toDiagnostic(document, finding('duplicate-id', { offset: idNode.offset, length: idNode.length }, message)));
-    diagnostic.relatedInformation = others.map((other) => ({ location: { uri: uriOf(other), range: idRange(other) }, message: 'the same task id' }));
-    return [diagnostic];
-  };
-
-  const idRange = (key: string): Range => {
-    const text = openDocument(key)?.getText() ?? readDisk(key) ?? '';
-    const document = new JsonDocument(key, text);
-    const node = document.nodeAt(['id']);
-    const zero = { line: 0, character: 0 };
-    return node ? { start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) } : { start: zero, end: zero };
-  };
-
-  const publish = async (uri: string) => {
-    const result = linted.get(uri);
-    if (!result) return;
-    const diagnostics = fileKind(uri) === 'task' ? [...result.diagnostics, ...duplicateIdDiagnostics(fileKey(uri), result.document)] : result.diagnostics;
-    await connection.sendDiagnostics({ uri, version: result.version, diagnostics });
-  };
-
-  /** Publishes again the open files among `keys` (their set-wide findings changed). */
-  const republish = (keys: Iterable<string>) => {
-    for (const key of keys) {
-      const document = openDocument(key);
-      if (document) publish(document.uri).catch(log(`publish ${document.uri}`));
-    }
-  };
-
-  const validate = async (uri: string) => {
-    await registryReady;
-    const document = documents.get(uri);
-    if (!document || !registry) return;
-    const version = document.version;
-    const text = document.getText();
-    const kind = fileKind(uri);
-    if (kind === 'other') {
-      await connection.sendDiagnostics({ uri, version, diagnostics: [] });
-      return;
-    }
-    if (kind === 'template') {
-      const { diagnostics } = lintTemplate(uri, text, registry);
-      linted.set(uri, { version, document: new JsonDocument(uri, text), diagnostics: diagnostics.map(toLspDiagnostic) });
-      await publish(uri);
-      return;
-    }
-    const result = lintTask(uri, text, registry);
-    if (documents.get(uri)?.version !== version) return; // a newer edit is on its way
-    linted.set(uri, { version, document: result.document, diagnostics: result.diagnostics.map(toLspDiagnostic) });
-    const key = fileKey(uri);
-    const affected = ids.set(key, result.id ?? readTaskId(text));
-    await publish(uri);
-    republish(affected.filter((k) => k !== key));
-  };
-
-  const schedule = (uri: string) => {
-    clearTimeout(pending.get(uri));
-    pending.delete(uri);
-    if (debounceMs <= 0) {
-      validate(uri).catch(log(`lint ${uri}`));
-      return;
-    }
-    pending.set(uri, setTimeout(() => {
-      pending.delete(uri);
-      validate(uri).catch(log(`lint ${uri}`));
-    }, debounceMs));
+  /** An open task or template document, parsed once for its current version. */
+  const openFile = async (uri: string): Promise<OpenFile | undefined> => {
+    if (!(await ready) || !workspace) return undefined;
+    const textDocument = documents.get(uri);
+    const kind = documentKind(uri);
+    if (!textDocument || kind === 'other') return undefined;
+    return { kind, document: workspace.parsed(uri)!, textDocument };
   };
 
   // ---- lifecycle
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     const options = (params.initializationOptions ?? {}) as ServerOptions;
-    if (typeof options.debounceMs === 'number' && options.debounceMs >= 0) debounceMs = options.debounceMs;
+    const debounceMs = typeof options.debounceMs === 'number' && options.debounceMs >= 0 ? options.debounceMs : DEFAULT_DEBOUNCE_MS;
+    workspace = new Workspace(documents, { publish: (p) => connection.sendDiagnostics(p), log: (m) => connection.console.error(m) }, { debounceMs });
     const workspaceUris = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
-    folders = workspaceUris.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+    let folders = workspaceUris.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
     if (folders.length === 0 && params.rootPath) folders = [params.rootPath];
-    canWatchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
-    canRefreshLenses = params.capabilities.workspace?.codeLens?.refreshSupport === true;
-    supportsFolders = params.capabilities.workspace?.workspaceFolders === true;
+    const pending = folders;
+    const capabilities = params.capabilities;
+    canWatchFiles = capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    canRefreshLenses = capabilities.workspace?.codeLens?.refreshSupport === true;
+    canRenameFiles = capabilities.workspace?.workspaceEdit?.resourceOperations?.includes('rename') === true && capabilities.workspace?.workspaceEdit?.documentChanges === true;
+    supportsFolders = capabilities.workspace?.workspaceFolders === true;
+
+    loadRegistry().then(
+      (registry) => {
+        workspace!.setRegistry(registry);
+        service = getLanguageService(registry, workspace!, checkRuns);
+        resolveReady(true);
+        // After the handshake, so the client is not kept waiting by a large workspace: the background pass.
+        initialized.then(() => workspace!.setFolders(pending), log('scan'));
+      },
+      (error: Error) => {
+        // A broken namespace file must not take the editor down: say what is wrong and lint nothing.
+        connection.window.showErrorMessage(`MCPBench: cannot load the namespace schemas: ${error.message}`);
+        connection.console.error(error.stack ?? error.message);
+        resolveReady(false);
+      },
+    );
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -230,13 +91,23 @@ export function startServer(connection: Connection): void {
         hoverProvider: true,
         codeLensProvider: { resolveProvider: false },
         documentSymbolProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        renameProvider: { prepareProvider: true },
+        workspaceSymbolProvider: true,
+        documentFormattingProvider: true,
+        documentRangeFormattingProvider: true,
+        foldingRangeProvider: true,
         workspace: supportsFolders ? { workspaceFolders: { supported: true, changeNotifications: true } } : undefined,
       },
       serverInfo: { name: 'mcpbench-language-server' },
     };
   });
 
+  let resolveInitialized: () => void = () => undefined;
+  const initialized = new Promise<void>((resolve) => (resolveInitialized = resolve));
   connection.onInitialized(() => {
+    resolveInitialized();
     if (canWatchFiles) {
       connection.client
         .register(DidChangeWatchedFilesNotification.type, {
@@ -248,137 +119,65 @@ export function startServer(connection: Connection): void {
       connection.workspace.onDidChangeWorkspaceFolders((event) => {
         const removed = event.removed.map((f) => fileURLToPath(f.uri));
         const added = event.added.map((f) => fileURLToPath(f.uri));
-        folders = [...folders.filter((f) => !removed.includes(f)), ...added];
-        const affected = new Set<string>();
-        for (const folder of removed) {
-          // Files of a removed folder no longer count, unless open.
-          for (const key of collectKeysUnder(folder)) if (!openDocument(key)) ids.delete(key).forEach((k) => affected.add(k));
-        }
-        republish(affected);
-        setImmediate(() => scanFolders(added));
+        void ready.then(() => workspace?.setFolders([...workspace.workspaceFolders.filter((f) => !removed.includes(f)), ...added]));
       });
     }
-    // After the handshake, so the client is not kept waiting by a large workspace.
-    setImmediate(() => scanFolders(folders));
   });
-
-  const collectKeysUnder = (folder: string): string[] => {
-    try {
-      return collectTaskFiles([folder]);
-    } catch {
-      return [];
-    }
-  };
 
   // ---- documents and files
 
   // onDidChangeContent also fires on open.
-  documents.onDidChangeContent((e) => schedule(e.document.uri));
+  documents.onDidChangeContent((e) => void ready.then((ok) => ok && workspace?.documentChanged(e.document.uri)));
   documents.onDidClose((e) => {
     const uri = e.document.uri;
-    clearTimeout(pending.get(uri));
-    pending.delete(uri);
-    linted.delete(uri);
-    void connection.sendDiagnostics({ uri, diagnostics: [] });
-    if (fileKind(uri) === 'task') republish(indexFromDisk(fileKey(uri)));
+    void ready.then((ok) => {
+      if (ok) workspace?.documentClosed(uri);
+      else void connection.sendDiagnostics({ uri, diagnostics: [] });
+    });
   });
 
   connection.onDidChangeWatchedFiles((params) => {
-    const affected = new Set<string>();
-    let journalChanged = false;
+    let checksChanged = false;
     for (const change of params.changes) {
       if (/\/runs\/check-[^/]*\/checks\.json$/.test(change.uri)) {
-        journalChanged = true;
+        checksChanged = true;
         continue;
       }
-      if (!change.uri.startsWith('file:')) continue;
-      const key = fileKey(change.uri);
-      if (openDocument(key)) continue; // an open document speaks for itself, not its file on disk
-      const changed = change.type === FileChangeType.Deleted ? ids.delete(key) : indexFromDisk(key);
-      changed.forEach((k) => affected.add(k));
+      if (change.uri.startsWith('file:')) void ready.then((ok) => ok && workspace?.diskChanged(fileURLToPath(change.uri), change.type === FileChangeType.Deleted));
     }
-    republish(affected);
-    if (journalChanged && canRefreshLenses) connection.sendRequest(CodeLensRefreshRequest.type).catch(log('refresh code lenses'));
+    if (checksChanged && canRefreshLenses) connection.sendRequest(CodeLensRefreshRequest.type).catch(log('refresh code lenses'));
   });
 
-  // ---- requests
+  // ---- requests: each one line onto the service
 
-  const taskDocument = (uri: string): TextDocument | undefined => {
-    const document = documents.get(uri);
-    return document && registry && fileKind(uri) === 'task' ? document : undefined;
+  const withFile = <P extends { textDocument: { uri: string } }, R>(fallback: R, answer: (file: OpenFile, params: P) => R) => async (params: P): Promise<R> => {
+    const file = await openFile(params.textDocument.uri);
+    return file && service ? answer(file, params) : fallback;
   };
 
-  connection.onCompletion(async (params) => {
-    await registryReady;
-    const document = taskDocument(params.textDocument.uri);
-    if (!document || !registry) return [];
-    return completionsAt(document.getText(), document.offsetAt(params.position), registry);
+  connection.onCompletion(withFile([], (file, p) => service!.doComplete(file, p.position)));
+  connection.onHover(withFile(null, (file, p) => service!.doHover(file, p.position)));
+  connection.onCodeAction(withFile([], (file, p) => service!.getCodeActions(file, p.range, p.context.diagnostics)));
+  connection.onCodeLens(withFile([], (file) => service!.getCodeLenses(file)));
+  connection.onDocumentSymbol(withFile([], (file) => service!.findDocumentSymbols(file)));
+  connection.onDefinition(withFile([], (file, p) => service!.findDefinition(file, p.position)));
+  connection.onReferences(withFile([], (file, p) => service!.findReferences(file, p.position, p.context.includeDeclaration)));
+  connection.onPrepareRename(withFile(null, (file, p) => service!.prepareRename(file, p.position)));
+  connection.onRenameRequest(withFile(null, (file, p) => service!.doRename(file, p.position, p.newName, { version: file.textDocument.version, canRenameFiles })));
+  connection.onDocumentFormatting(withFile([], (file, p) => service!.format(file, undefined, p.options)));
+  connection.onDocumentRangeFormatting(withFile([], (file, p) => service!.format(file, p.range, p.options)));
+  connection.onFoldingRanges(withFile([], (file) => service!.getFoldingRanges(file)));
+  connection.onWorkspaceSymbol(async (params) => ((await ready) && service ? service.findWorkspaceSymbols(params.query) : []));
+  // Resolves once the background pass has linted every file found so far (tests, benchmarks, a client that waits).
+  connection.onRequest(WORKSPACE_INDEXED_REQUEST, async (): Promise<{ files: number }> => {
+    if (!(await ready) || !workspace) return { files: 0 };
+    await initialized;
+    await workspace.idle();
+    return { files: [...workspace.all()].length };
   });
-
-  connection.onHover(async (params) => {
-    await registryReady;
-    const document = taskDocument(params.textDocument.uri);
-    if (!document || !registry) return null;
-    const key = fileKey(document.uri);
-    return hoverAt(document.getText(), document.offsetAt(params.position), registry, { fileLabel: label(key), sameId: ids.others(key).map(label) });
-  });
-
-  connection.onCodeAction(async (params) => {
-    await registryReady;
-    const uri = params.textDocument.uri;
-    const document = documents.get(uri);
-    if (!document) return [];
-    const text = document.getText();
-    const json = new JsonDocument(uri, text);
-    const ours = params.context.diagnostics.filter((d) => d.source === SOURCE);
-    const actions: CodeAction[] = ours.flatMap((d) => toCodeActions(uri, json, d));
-    if (!registry || fileKind(uri) !== 'task') return actions;
-
-    const seen = new Set<string>();
-    for (const diagnostic of ours) {
-      if (diagnostic.code !== 'predicate-arguments' && diagnostic.code !== 'tool-arguments') continue;
-      const fix = missingArgumentsFix(text, document.offsetAt(diagnostic.range.start), registry);
-      if (!fix || seen.has(fix.title)) continue;
-      seen.add(fix.title);
-      actions.push(fixToCodeAction(uri, json, fix, [diagnostic], false));
-    }
-    const notAvailable = ours.filter((d) => d.code === 'tool-not-available');
-    const offset = document.offsetAt(params.range.start);
-    const inside = (key: string) => {
-      const node = json.nodeAt([key]);
-      return node !== undefined && offset >= node.offset && offset <= node.offset + node.length;
-    };
-    if (notAvailable.length || inside('available_tools') || inside('reference_solutions')) {
-      const fix = addReferenceToolsFix(text, registry);
-      if (fix) actions.push(fixToCodeAction(uri, json, fix, notAvailable, false));
-    }
-    return actions;
-  });
-
-  connection.onCodeLens(async (params) => {
-    await registryReady;
-    const document = taskDocument(params.textDocument.uri);
-    if (!document) return [];
-    const text = document.getText();
-    const id = parseLoosely(text).id;
-    const folder = document.uri.startsWith('file:') ? folderOf(fileKey(document.uri)) ?? folders[0] : folders[0];
-    let coverage: LensCoverage = {};
-    const check = typeof id === 'string' && folder ? checkRuns.latestFor(folder, id) : undefined;
-    if (check) {
-      try {
-        const task = JSON.parse(text) as Record<string, unknown>;
-        coverage = { coverage: check.coverage, stale: canonicalHash(task) !== check.taskHash };
-      } catch {
-        coverage = {}; // mid-edit syntax error: no predicate to cover
-      }
-    }
-    return taskLenses(document.uri, text, coverage);
-  });
-
-  connection.onDocumentSymbol((params) => {
-    const document = documents.get(params.textDocument.uri);
-    return document && fileKind(document.uri) === 'task' ? taskOutline(document.getText()) : [];
-  });
+  connection.onRequest(FILE_STATUS_REQUEST, async (params: { uri: string }): Promise<FileStatus> =>
+    (await ready) && service ? service.fileStatus(params.uri) : { kind: 'other', label: params.uri, errors: [{ line: 1, code: 'server', message: 'the namespace schemas did not load (see the MCPBench output)' }] },
+  );
 
   documents.listen(connection);
   connection.listen();

@@ -3,9 +3,6 @@
  * task files) can be checked as files are opened, edited and changed on disk. Open documents speak for
  * themselves; closed files for what is on disk.
  */
-import { parse } from 'jsonc-parser';
-import { isObject } from '../tasks/schema-check.ts';
-
 export class TaskIdIndex {
   private readonly idByUri = new Map<string, string>();
   private readonly urisById = new Map<string, Set<string>>();
@@ -53,15 +50,4 @@ export class TaskIdIndex {
   get size(): number {
     return this.idByUri.size;
   }
-}
-
-/** The string `id` of a task file's text, tolerant of syntax errors (a file mid-edit still has its id). */
-export function readTaskId(text: string): string | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = parse(text, [], { allowTrailingComma: true });
-  }
-  return isObject(value) && typeof value.id === 'string' ? value.id : undefined;
 }

@@ -113,7 +113,8 @@ export interface RegistryOptions {
 }
 
 export async function loadRegistryFrom(serversDir: string, options: RegistryOptions = {}): Promise<Registry> {
-  const ajv = createAjv();
+  // Compiled on first use, schemas are compiled quick (test/namespaces.test.ts compiles each one in full).
+  const ajv = createAjv({ quick: !options.eager });
   const files = readdirSync(serversDir).filter((f) => f.endsWith('.json')).sort();
   const namespaces = new Map<string, NamespaceInfo>();
   for (const fileName of files) {

@@ -8,6 +8,7 @@
 import { predicateCoverage } from '../predicates/coverage.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import { createReferenceAgent, noopAgent } from './agents/reference.ts';
+import { counterexampleVariant, NOOP_VARIANT, referenceVariant } from './check-variants.ts';
 import type { EpisodeSpec } from './episode.ts';
 import { decideFault, FAULT_PROFILES, loadFaultProfile } from './faults.ts';
 import type { LoadedTask } from './run.ts';
@@ -55,13 +56,13 @@ export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
       goal: task.goal,
       key: { task_id: task.id, trial, variant, fault_profile: profile.name, perturbation: 'none' },
     });
-    specs.push(spec(noopAgent, 'noop', NONE));
-    task.reference_solutions.forEach((_, i) => specs.push(spec(reference, `reference:${i}`, NONE)));
-    (task.counterexamples ?? []).forEach((_, i) => specs.push(spec(reference, `counterexample:${i}`, NONE)));
+    specs.push(spec(noopAgent, NOOP_VARIANT, NONE));
+    task.reference_solutions.forEach((_, i) => specs.push(spec(reference, referenceVariant(i), NONE)));
+    (task.counterexamples ?? []).forEach((_, i) => specs.push(spec(reference, counterexampleVariant(i), NONE)));
     const calls = (task.reference_solutions[0] ?? []).filter((step) => 'tool' in step).length;
     for (const type of RECOVERABLE_FAULTS) {
       const profile = probeProfile(type);
-      specs.push(spec(robust, 'reference:0', profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
+      specs.push(spec(robust, referenceVariant(0), profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
     }
   }
   return specs;
@@ -77,24 +78,24 @@ export function judgeCheck(tasks: readonly LoadedTask[], results: readonly Episo
     for (const r of results) if (r.task_id === task.id && r.task_hash === hash && isScored(r)) mine.set(`${r.variant}|${r.fault_profile}`, r);
     const problems: string[] = [];
     const get = (variant: string, profile: string) => mine.get(`${variant}|${profile}`);
-    const noop = get('noop', 'none');
+    const noop = get(NOOP_VARIANT, 'none');
     if (!noop) problems.push('noop: not run (infrastructure error)');
     else if (noop.passed) problems.push('noop passes: the task is broken (its predicate holds without any action)');
     const passing: EpisodeRecord[] = [];
     task.reference_solutions.forEach((_, i) => {
-      const r = get(`reference:${i}`, 'none');
+      const r = get(referenceVariant(i), 'none');
       if (!r) problems.push(`reference solution ${i + 1}: not run (infrastructure error)`);
       else if (!r.passed) problems.push(`reference solution ${i + 1} fails${r.budget_exceeded ? ' (over max_steps)' : ''}${r.error ? `: ${outcomeReason(r)}` : ''}`);
       else passing.push(r);
     });
     (task.counterexamples ?? []).forEach((_, i) => {
-      const r = get(`counterexample:${i}`, 'none');
+      const r = get(counterexampleVariant(i), 'none');
       if (!r) problems.push(`counterexample ${i + 1}: not run (infrastructure error)`);
       else if (r.passed) problems.push(`counterexample ${i + 1} passes: the predicate is not specific enough`);
     });
     const faults: Partial<Record<FaultType, boolean>> = {};
     for (const type of RECOVERABLE_FAULTS) {
-      const r = get('reference:0', `${type}-only`) ?? [...mine.values()].find((x) => x.variant === 'reference:0' && x.fault_profile.startsWith(type));
+      const r = get(referenceVariant(0), `${type}-only`) ?? [...mine.values()].find((x) => x.variant === referenceVariant(0) && x.fault_profile.startsWith(type));
       if (!r) continue;
       faults[type] = r.passed;
       if (!r.passed) problems.push(`reference solution 1 with retry fails under ${type}${r.budget_exceeded ? ' (retries went over max_steps)' : ''}`);

@@ -212,6 +212,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
       registry: env.registry,
       servers: handles,
       faults: { profile: spec.profile, seed: env.seed, trial: key.trial, options: env.faultOptions },
+      onCallStarted: (call) => emit({ type: 'call-started', run_id: env.runId, work_unit: workUnit, key, call }),
       onCall: (call) => {
         emit({ type: 'call', run_id: env.runId, work_unit: workUnit, key, call });
         if (call.fault) emit({ type: 'fault', run_id: env.runId, work_unit: workUnit, key, call_index: call.index, fault: call.fault });

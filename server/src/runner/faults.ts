@@ -102,6 +102,40 @@ export function faultProfileNames(): string[] {
   return [...Object.keys(FAULT_PROFILES), ...Object.keys(ABLATION_ALIASES).map((a) => `${a}-only`)];
 }
 
+/** What a fault does to a call, in a few words (the table above, with the default timings; for pickers and help). */
+export function faultTypeSummary(type: FaultType, options: FaultOptions = DEFAULT_FAULT_OPTIONS): string {
+  const s = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+  switch (type) {
+    case 'TransientTimeout': return `the call hangs ${s(options.timeoutMs)}, then times out`;
+    case 'HighLatency': return `the real result, ${s(options.latencyMs)} late`;
+    case 'ConnectionReset': return 'the connection drops (a transport error)';
+    case 'SoftRateLimit': return `429 with retry-after ${s(options.retryAfterMs)} for that server`;
+    case 'HardRateLimit': return '429 quota exhausted for that server, for the rest of the episode';
+    case 'PartialResponse': return `the result cut to ${percent(options.partialKeep)}`;
+    case 'SchemaDrift': return 'field names in the result renamed';
+    case 'StaleData': return 'an earlier result of the same read tool';
+    case 'EmptyResponse': return 'the call runs but its result is empty';
+    case 'CascadingFailure': return `503 for this call and the next ${options.cascadeLength}`;
+  }
+}
+
+const percent = (rate: number) => `${Number((rate * 100).toFixed(1))}%`;
+
+/**
+ * A built-in profile or `<FaultType>-only` ablation in one line: the share of calls faulted and the mix, e.g.
+ * `7.5% of calls: TransientTimeout 40%, HighLatency 30%, EmptyResponse 30%`. Undefined for other names.
+ */
+export function describeFaultProfile(name: string): string | undefined {
+  if (name === 'none') return 'no faults';
+  if (name in FAULT_PROFILES) {
+    const profile: FaultProfile = FAULT_PROFILES[name as FaultProfileName];
+    const mix = Object.entries(profile.fault_weights).map(([type, weight]) => `${type} ${percent(weight as number)}`);
+    return `${percent(profile.failure_rate)} of calls: ${mix.join(', ')}`;
+  }
+  const types = name.endsWith('-only') ? ablationTypes(name.slice(0, -'-only'.length)) : undefined;
+  return types ? `${percent(ABLATION_FAILURE_RATE)} of calls: ${types.map((t) => `${t}: ${faultTypeSummary(t)}`).join(', ')}` : undefined;
+}
+
 export class FaultProfileError extends Error {}
 
 export interface LoadFaultProfileOptions {

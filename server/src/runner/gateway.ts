@@ -33,7 +33,7 @@ import type { Task } from '../tasks/model.ts';
 import { exposedName } from './agents/agent.ts';
 import { DEFAULT_FAULT_OPTIONS, decideFault, driftText, driftValue, type FaultOptions } from './faults.ts';
 import { ServerError, type RunningServer } from './launch.ts';
-import type { CallRecord, CallStatus, FaultProfile, FaultType, InjectedFault } from './types.ts';
+import type { CallRecord, CallStart, CallStatus, FaultProfile, FaultType, InjectedFault } from './types.ts';
 
 export interface GatewayFaults {
   profile: FaultProfile;
@@ -57,6 +57,8 @@ export interface GatewayOptions {
   servers: ReadonlyMap<string, ServerHandle>;
   /** Default: no faults. */
   faults?: GatewayFaults;
+  /** Called as each call arrives, before it is forwarded or faulted (a call in flight). */
+  onCallStarted?: (call: CallStart) => void;
   /** Called as each call finishes, in finishing order (indices say the arrival order). */
   onCall?: (call: CallRecord) => void;
   /** Called once when the agent goes CALLS_PAST_BUDGET calls past max_steps: the episode should end. */
@@ -118,6 +120,7 @@ export class Gateway {
   private readonly seed: number;
   private readonly trial: number;
   private readonly options: FaultOptions;
+  private readonly onCallStarted: ((call: CallStart) => void) | undefined;
   private readonly onCall: ((call: CallRecord) => void) | undefined;
   private readonly onRunaway: ((message: string) => void) | undefined;
   private runawayMessage: string | undefined;
@@ -150,6 +153,7 @@ export class Gateway {
     this.seed = options.faults?.seed ?? 0;
     this.trial = options.faults?.trial ?? 0;
     this.options = { ...DEFAULT_FAULT_OPTIONS, ...options.faults?.options };
+    this.onCallStarted = options.onCallStarted;
     this.onCall = options.onCall;
     this.onRunaway = options.onRunaway;
     this.tools = [];
@@ -278,6 +282,7 @@ export class Gateway {
     }
     const started = performance.now();
     const tool = this.exposed.get(name);
+    this.onCallStarted?.({ index, tool: name, ...(tool && { qualified: tool.qualified }), arguments: args, started_at: new Date().toISOString() });
     let outcome: Outcome;
     try {
       outcome = await this.handle(index, tool, name, args);

@@ -148,7 +148,8 @@ export function runCost(records: readonly Pick<EpisodeRecord, 'model'>[]): numbe
 /**
  * Runs the specs not yet recorded (an infra_error record does not count as done), `concurrency` at a time.
  * Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
- * half-recorded).
+ * half-recorded). An interruption that comes when every episode is already recorded cut nothing short: the
+ * run is complete, not interrupted.
  */
 export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean; costBudget?: CostBudgetStop }> {
   const queue = pendingSpecs(specs, options.store.episodes, options.seed);
@@ -166,6 +167,11 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
       const spec = queue.shift();
       if (!spec) return;
       for (let attempt = 1; ; attempt++) {
+        // A retry of an infrastructure error is work still to do: after an interruption it waits for --resume.
+        if (attempt > 1 && options.signal?.aborted) {
+          interrupted = true;
+          return;
+        }
         let result: EpisodeRecord;
         try {
           result = await runEpisode(spec, options);
@@ -185,7 +191,8 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  const stopped = interrupted || Boolean(options.signal?.aborted);
+  // A stop after the last episode finished is no interruption: the run is complete.
+  const stopped = interrupted || (Boolean(options.signal?.aborted) && queue.length > 0);
   const costBudget = overBudget && !stopped && queue.length > 0 && options.maxCost !== undefined ? { spent, max: options.maxCost, not_started: queue.length } : undefined;
   return { interrupted: stopped, ...(costBudget ? { costBudget } : {}) };
 }

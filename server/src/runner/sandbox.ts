@@ -299,26 +299,59 @@ export interface BackendStatus {
   detail: string;
 }
 
-/** Which backends work on this machine: each one runs a trivial confined command. */
-export function probeBackends(): BackendStatus[] {
+/** Whether one backend works on this machine: it runs a trivial confined command. */
+export function probeBackend(backend: SandboxBackend): BackendStatus {
   const probe = (command: string, args: string[]) => spawnSync(command, args, { encoding: 'utf8', timeout: 15_000 });
-  const statuses: BackendStatus[] = [];
-  const bwrap = probe('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true']);
-  statuses.push({
-    backend: 'bwrap',
-    works: bwrap.status === 0,
-    detail: bwrap.error ? 'not installed (apt-get install bubblewrap)' : bwrap.status === 0 ? 'namespaces and an unprivileged user available' : `fails: ${bwrap.stderr.trim()}`,
-  });
-  for (const engine of ['docker', 'podman'] as const) {
-    const info = probe(engine, ['info', '--format', '{{.ServerVersion}}']);
-    statuses.push({
-      backend: engine,
-      works: info.status === 0,
-      detail: info.error ? 'not installed' : info.status === 0 ? `engine ${info.stdout.trim()}` : `no engine: ${(info.stderr || info.stdout).trim().split('\n')[0]}`,
-    });
+  switch (backend) {
+    case 'bwrap': {
+      const bwrap = probe('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true']);
+      return {
+        backend,
+        works: bwrap.status === 0,
+        detail: bwrap.error ? 'not installed (apt-get install bubblewrap)' : bwrap.status === 0 ? 'namespaces and an unprivileged user available' : `fails: ${bwrap.stderr.trim()}`,
+      };
+    }
+    case 'docker':
+    case 'podman': {
+      const info = probe(backend, ['info', '--format', '{{.ServerVersion}}']);
+      return {
+        backend,
+        works: info.status === 0,
+        detail: info.error ? 'not installed' : info.status === 0 ? `engine ${info.stdout.trim()}` : `no engine: ${(info.stderr || info.stdout).trim().split('\n')[0]}`,
+      };
+    }
+    case 'process':
+      return { backend, works: true, detail: 'always available; no isolation' };
   }
-  statuses.push({ backend: 'process', works: true, detail: 'always available; no isolation' });
-  return statuses;
+}
+
+/** Which backends work on this machine. */
+export function probeBackends(): BackendStatus[] {
+  return SANDBOX_BACKENDS.map(probeBackend);
+}
+
+/** A backend that was asked for by name and does not work here; the message says how to fix it. */
+export class SandboxUnavailableError extends Error {
+  constructor(readonly status: BackendStatus) {
+    super(
+      `sandbox backend \`${status.backend}\` does not work here: ${status.detail}. Install it, or choose another backend ` +
+        '(--sandbox, MCPBENCH_SANDBOX, or the mcpbench.sandbox setting in the editor; auto uses bubblewrap where it works, ' +
+        'else a plain process); `mcpbench doctor` lists the backends that work here',
+    );
+  }
+}
+
+/**
+ * The backend a run uses: the one asked for (`--sandbox`, else MCPBENCH_SANDBOX), checked first so a missing
+ * one is a clear refusal before anything starts rather than a spawn error in every episode; else the default.
+ */
+export function chooseBackend(requested?: SandboxBackend): SandboxBackend {
+  const fromEnv = process.env.MCPBENCH_SANDBOX as SandboxBackend | undefined;
+  const named = requested ?? (fromEnv && SANDBOX_BACKENDS.includes(fromEnv) ? fromEnv : undefined);
+  if (!named) return defaultBackend();
+  const status = probeBackend(named);
+  if (!status.works) throw new SandboxUnavailableError(status);
+  return named;
 }
 
 let chosen: SandboxBackend | undefined;

@@ -815,6 +815,18 @@ export interface RunListing {
   damaged: number;
   /** report.html, when the run has one. */
   report?: string;
+  /**
+   * A check run's verdicts (checks.json): the tasks judged and those that fail. Absent while the check runs
+   * and when it was interrupted (a resumed check writes it).
+   */
+  checks?: CheckListing;
+}
+
+/** What a check run decided, in a line: `ok` when every task it judged is ok. */
+export interface CheckListing {
+  tasks: number;
+  /** Ids of the tasks whose check fails. */
+  failing: string[];
 }
 
 /** The runs under `runsDirectory` (each sub-folder with a run.json), newest first. */
@@ -833,6 +845,7 @@ export function listRuns(runsDirectory: string): RunListing[] {
     try {
       const run = openRun(directory);
       const outcomes = outcomeCounts([...run.episodes]);
+      const checks = run.config.kind === 'check' ? readChecks(directory) : undefined;
       listings.push({
         directory,
         id: run.config.run_id,
@@ -841,6 +854,7 @@ export function listRuns(runsDirectory: string): RunListing[] {
         episodes: outcomes.passed + outcomes.failed + outcomes.agent_error + outcomes.infra_error,
         damaged: run.damaged.length,
         created: run.config.created_at,
+        ...(checks ? { checks: { tasks: checks.length, failing: checks.filter((c) => !c.ok).map((c) => c.task_id) } } : {}),
         ...extra,
       });
     } catch (error) {

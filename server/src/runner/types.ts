@@ -60,6 +60,22 @@ export interface EpisodeKey {
 }
 
 /**
+ * A call the gateway has received and not yet answered: what the editor shows as in flight (a timeout being
+ * injected, a slow server) until its CallRecord arrives with the same index.
+ */
+export interface CallStart {
+  /** 0-based position among the episode's calls (the index its CallRecord will have). */
+  index: number;
+  /** The name the agent called (`<ns>_<tool>`). */
+  tool: string;
+  /** `<ns>.<tool>` when the name is one of the task's available tools. */
+  qualified?: string;
+  arguments: unknown;
+  /** When the gateway received it (ISO 8601). */
+  started_at: string;
+}
+
+/**
  * How a run ended: `run` with its scores (and the report files, when written), `check` with the verdict
  * per task. `interrupted`: Ctrl-C or SIGTERM stopped it; finished episodes are saved and `--resume` goes on.
  * `stopped`: the run's cost budget stopped it before its plan was done (resume it with a higher one).
@@ -85,6 +101,8 @@ export type RunEvent =
       seed: number;
     }
   | { type: 'episode-started'; run_id: string; work_unit: string; key: EpisodeKey; goal?: string }
+  /** A call arrived at the gateway; its `call` event follows when it is answered. */
+  | { type: 'call-started'; run_id: string; work_unit: string; key: EpisodeKey; call: CallStart }
   | { type: 'call'; run_id: string; work_unit: string; key: EpisodeKey; call: CallRecord }
   | { type: 'fault'; run_id: string; work_unit: string; key: EpisodeKey; call_index: number; fault: InjectedFault }
   /** `failure`: the failed episode's failure mode and evidence (results/failure-modes.ts), when the CLI could classify it. */

@@ -62,14 +62,35 @@ export const RULES = {
   'missing-counterexample': { severity: 'warning', summary: 'No counterexample shows the predicate is specific enough.' },
   'passes-initially': { severity: 'error', summary: 'The predicate is already true on the initial state: an agent that does nothing passes.' },
   'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks (quoted values already in the initial state are references and exempt).' },
+  todo: { severity: 'warning', summary: 'A `TODO:` left in a value outside the initial state: the task is not finished (a skeleton from `mcpbench new` holds them).' },
   'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },
 } as const satisfies Record<string, RuleInfo>;
 
-export type RuleCode = keyof typeof RULES;
+/** The template linter's rules (generator/lint-template.ts): codes as stable as the task rules'. */
+export const TEMPLATE_RULES = {
+  'template-unknown-parameter': { severity: 'error', summary: 'A placeholder names no parameter, or a field its parameter does not have.' },
+  'template-placeholder-syntax': { severity: 'error', summary: '`{{...}}` that is not `{{name}}` or `{{name.field}}`.' },
+  'template-unused-parameter': { severity: 'warning', summary: 'A parameter that no placeholder in the task or the grammar uses, directly or through derived parameters.' },
+  'template-placeholder-type': { severity: 'error', summary: "A placeholder whose parameter's type cannot fit where it is placed (a whole-string placeholder keeps its type; text takes scalars only)." },
+  'template-undefined-nonterminal': { severity: 'error', summary: 'A grammar reference `<name>`, or the start symbol, that names no production.' },
+  'template-grammar-cycle': { severity: 'error', summary: 'Grammar productions that refer to themselves, directly or not.' },
+  'template-unreachable-production': { severity: 'warning', summary: 'A grammar production the start symbol never reaches.' },
+  'template-goal': { severity: 'error', summary: 'The goal must come from exactly one of `grammar` and `task.goal`.' },
+  'template-invalid-parameter': { severity: 'error', summary: 'A parameter that cannot be sampled: empty range, bad pattern or date, misused function, dependency loop.' },
+  'template-unsatisfiable': { severity: 'error', summary: 'A constraint that no draw met within `max_tries`.' },
+  'template-namespaces': { severity: 'warning', summary: "`namespaces` differs from the namespaces the task's `server` names." },
+} as const satisfies Record<`template-${string}`, RuleInfo>;
+
+/** Every rule a linter can report, task and template alike: what SARIF lists and the docs describe. */
+export const ALL_RULES: Readonly<Record<RuleCode, RuleInfo>> = { ...RULES, ...TEMPLATE_RULES };
+
+export type TaskRuleCode = keyof typeof RULES;
+export type TemplateRuleCode = keyof typeof TEMPLATE_RULES;
+export type RuleCode = TaskRuleCode | TemplateRuleCode;
 
 /** Builds findings with the rule's default severity. */
 export function finding(code: RuleCode, span: Span, message: string, fixes?: Fix[]): Finding {
-  const result: Finding = { code, severity: RULES[code].severity, message, offset: span.offset, length: span.length };
+  const result: Finding = { code, severity: ALL_RULES[code].severity, message, offset: span.offset, length: span.length };
   if (fixes?.length) result.fixes = fixes;
   return result;
 }

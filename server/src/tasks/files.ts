@@ -55,6 +55,34 @@ export function collectLintableFiles(paths: string[]): { tasks: string[]; templa
   return { tasks: files.filter((f) => !isTemplateFileName(f)), templates: files.filter(isTemplateFileName) };
 }
 
+/** Folders a workspace scan never enters (besides hidden ones). */
+export const SKIPPED_FOLDER_NAMES: ReadonlySet<string> = SKIPPED_FOLDERS;
+
+/** The folder segments of a `/`-separated path, less its file name. */
+function folderSegments(path: string): string[] {
+  return path.replace(/\\/g, '/').split('/').slice(0, -1);
+}
+
+function inSkippedFolder(path: string): boolean {
+  return folderSegments(path).some((part) => (part.startsWith('.') && part !== '.' && part !== '..') || SKIPPED_FOLDERS.has(part));
+}
+
+/**
+ * Whether a path relative to its workspace folder is a task file as the editor sees a workspace: a
+ * JSON file under a `tasks/` folder, or a `*.task.json` anywhere, outside hidden folders, node_modules, dist,
+ * out and runs. (The CLI lints whatever files and folders it is given; a workspace holds other JSON too.)
+ */
+export function isWorkspaceTaskPath(path: string): boolean {
+  const name = path.replace(/\\/g, '/').split('/').pop() ?? '';
+  if (!isTaskFileName(name) || inSkippedFolder(path)) return false;
+  return name.endsWith('.task.json') || folderSegments(path).includes('tasks');
+}
+
+/** Whether a path relative to its workspace folder is a template grammar: `*.template.json` outside skipped folders. */
+export function isWorkspaceTemplatePath(path: string): boolean {
+  return isTemplateFileName(path) && !inSkippedFolder(path);
+}
+
 /**
  * A task or template file's text. UTF-8 only: a byte-order mark is accepted (and dropped); bytes that are
  * not UTF-8 (a Latin-1 file) are an error naming their offset, never silently replaced.

@@ -7,6 +7,7 @@ import type { Node } from 'jsonc-parser';
 import canonicalize from 'canonicalize';
 import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Finding, type Fix, type RuleCode, type TextEdit } from './diagnostics.ts';
 import { JsonDocument, type JsonPath, type Span } from './document.ts';
+import { appendToArray } from './edits.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
 import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, taskNamespaces } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
@@ -14,6 +15,9 @@ import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
+
+/** `TODO:` as authors leave them (`TODO.md` is a file name, not a marker). */
+const TODO = /\bTODO:/;
 
 export interface LintResult {
   document: JsonDocument;
@@ -23,7 +27,11 @@ export interface LintResult {
 }
 
 export function lintTask(uri: string, text: string, registry: Registry): LintResult {
-  const document = new JsonDocument(uri, text);
+  return lintTaskDocument(new JsonDocument(uri, text), registry);
+}
+
+/** `lintTask` on a document already parsed (the language server parses each version once for every feature). */
+export function lintTaskDocument(document: JsonDocument, registry: Registry): LintResult {
   const findings: Finding[] = syntaxFindings(document);
   const value = document.value();
   let id: LintResult['id'];
@@ -127,6 +135,7 @@ class SemanticChecker {
       this.checkGoalValues();
     }
     this.checkUnusedNamespaces();
+    this.checkTodos();
     return this.findings;
   }
 
@@ -152,14 +161,10 @@ class SemanticChecker {
     return { ...span, newText: JSON.stringify(value) };
   }
 
-  /** An edit that appends `value` to the array at `path` (after its last item, or into the empty array). */
+  /** An edit that appends `value` to the array at `path`, in the array's layout. */
   private appendToArray(path: JsonPath, value: string): TextEdit | undefined {
     const array = this.document.nodeAt(path);
-    if (array?.type !== 'array') return undefined;
-    const last = array.children?.at(-1);
-    return last
-      ? { offset: last.offset + last.length, length: 0, newText: `, ${JSON.stringify(value)}` }
-      : { offset: array.offset + 1, length: 0, newText: JSON.stringify(value) };
+    return array?.type === 'array' ? appendToArray(this.document.text, array, [JSON.stringify(value)]) : undefined;
   }
 
   private isKnownNamespace(namespace: string): boolean {
@@ -402,6 +407,27 @@ class SemanticChecker {
     const detail = trueLeaves.length ? ` (already true: ${[...new Set(trueLeaves)].join(', ')})` : '';
     this.report('passes-initially', this.spanAt(['success_predicate'], 'key'),
       `the predicate is already true on the initial state${detail}: an agent that does nothing passes. Change the initial state or the predicate`);
+  }
+
+  /**
+   * Every string value that still holds a `TODO:` (what `mcpbench new` leaves for the author to write). The
+   * initial state is the world the agent finds, where a file may well say `TODO:`; it is left out.
+   */
+  private checkTodos(): void {
+    const visit = (value: unknown, path: JsonPath) => {
+      if (typeof value === 'string') {
+        const marker = TODO.exec(value);
+        if (marker) {
+          const what = value.slice(marker.index + marker[0].length).trim() || value;
+          this.report('todo', this.spanAt(path), `left to do: ${what.length > 120 ? `${what.slice(0, 119)}…` : what}`);
+        }
+      } else if (Array.isArray(value)) {
+        value.forEach((item, i) => visit(item, [...path, i]));
+      } else if (isObject(value)) {
+        for (const [key, item] of Object.entries(value)) if (path.length > 0 || key !== 'initial_state') visit(item, [...path, key]);
+      }
+    };
+    visit(this.task, []);
   }
 
   private checkGoalValues(): void {
