@@ -23,6 +23,8 @@ import { lintTaskSet } from '../tasks/lint.ts';
 import { formatJson, formatSarif, formatText, totals, type FileReport } from './report-formats.ts';
 import { registerGenerateCommand } from './generate-command.ts';
 import { registerGeneratorCommands } from './generator-commands.ts';
+import { registerWorkerCommand } from './worker-command.ts';
+import { QueueError } from '../queue/redis.ts';
 import packageJson from '../../../package.json';
 
 export const EXIT_OK = 0;
@@ -169,6 +171,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--out <folder>', 'where run folders go', 'runs')
     .option('--resume <run-folder>', 'finish an interrupted run')
     .option('--no-report', 'skip writing report.json, junit.xml and report.html')
+    .option('--queue <url>', 'run the episodes on queue workers (mcpbench worker) through this Redis: redis://HOST:PORT; this process coordinates and writes the run folder')
+    .option('--max-in-flight <n>', "with --queue: at most this many episodes of the agent's endpoint in flight across all workers", integerOption)
     .action(async (paths: string[], options: RunFlags) => {
       const registry = await loadRegistry();
       setExitCode(await runCommand(paths, options, registry, io2(), packageJson.version));
@@ -206,6 +210,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     });
 
   registerGenerateCommand(program, io, setExitCode);
+  registerWorkerCommand(program, io, packageJson.version, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
 
   return program;
@@ -238,7 +243,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.stderr(`mcpbench: ${error.message}${flag ? ` (set it with ${flag})` : ''}\n`);
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError) {
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError || error instanceof QueueError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

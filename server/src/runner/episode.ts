@@ -109,22 +109,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   /** Distractor servers started during the episode: waited for before anything is stopped. */
   const lateStarts: Promise<RunningServer>[] = [];
   let gateway: Gateway | undefined;
-  const base = {
-    work_unit: workUnit,
-    ...key,
-    run_id: env.runId,
-    task_hash: spec.taskHash,
-    agent: spec.agent.name,
-    seed: env.seed,
-    category: task.category,
-    namespaces: taskNamespaces(task),
-    max_steps: task.max_steps,
-    started_at: started.toISOString(),
-    attempt: 1,
-    // What the agent was shown, whenever it is not simply the task's goal.
-    ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
-    ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
-  };
+  const base = recordBase(spec, env, workUnit, started);
   const infraResult = (error: EpisodeError): EpisodeRecord => ({
     ...base,
     status: 'infra_error',
@@ -265,4 +250,44 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The fields of an episode's record that its plan decides (the outcome's fields come from running it). */
+function recordBase(spec: EpisodeSpec, env: Pick<EpisodeEnvironment, 'runId' | 'seed'>, workUnit: string, started: Date) {
+  const { task, key } = spec;
+  return {
+    work_unit: workUnit,
+    ...key,
+    run_id: env.runId,
+    task_hash: spec.taskHash,
+    agent: spec.agent.name,
+    seed: env.seed,
+    category: task.category,
+    namespaces: taskNamespaces(task),
+    max_steps: task.max_steps,
+    started_at: started.toISOString(),
+    attempt: 1,
+    // What the agent was shown, whenever it is not simply the task's goal.
+    ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
+    ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
+  };
+}
+
+/**
+ * The record of an episode that never ran because its infrastructure could not take it (a queue worker
+ * without the set key, or without a server the task needs): an infrastructure error, retried like any other.
+ */
+export function unrunEpisode(spec: EpisodeSpec, env: Pick<EpisodeEnvironment, 'runId' | 'seed'>, error: EpisodeError): EpisodeRecord {
+  return {
+    ...recordBase(spec, env, specWorkUnit(spec, env.seed), new Date()),
+    status: 'infra_error',
+    passed: false,
+    tool_calls: 0,
+    unlisted_calls: 0,
+    errors_seen: 0,
+    budget_exceeded: false,
+    calls: [],
+    duration_ms: 0,
+    error,
+  };
 }

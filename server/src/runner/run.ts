@@ -130,11 +130,19 @@ export interface ExecuteOptions extends EpisodeEnvironment {
 }
 
 /**
+ * What runs a run's episodes: in this process (`executeRun`, the default), or on queue workers (the queue's
+ * coordinator, queue/coordinator.ts). Either appends each finished episode to `options.store` and emits its
+ * `episode-finished`, skips the work units already recorded, retries infrastructure errors, and returns when
+ * every spec is recorded or the run was interrupted.
+ */
+export type Executor = (specs: EpisodeSpec[], options: ExecuteOptions) => Promise<{ interrupted: boolean }>;
+
+/**
  * Runs the specs not yet recorded (an infra_error record does not count as done), `concurrency` at a time.
  * Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
  * half-recorded).
  */
-export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean }> {
+export const executeRun: Executor = async (specs, options) => {
   const queue = pendingSpecs(specs, options.store.episodes, options.seed);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
@@ -163,4 +171,4 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   return { interrupted: interrupted || Boolean(options.signal?.aborted) };
-}
+};

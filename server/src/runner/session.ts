@@ -18,7 +18,7 @@ import { agentVariants, createAgent } from './agents/registry.ts';
 import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck } from './check.ts';
 import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
 import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts';
-import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
+import { executeRun, loadTaskSources, pendingSpecs, planRun, type Executor, type LoadedTask } from './run.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
 import type { RunEvent, RunFinished } from './types.ts';
@@ -45,6 +45,8 @@ interface SessionCommon {
   maxInfraRetries?: number;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** What runs the episodes: in this process (default), or a queue's coordinator (queue/coordinator.ts). */
+  executor?: Executor;
 }
 
 export interface RunOptions extends SessionCommon {
@@ -255,7 +257,7 @@ async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options:
     await paraphraseGoals(pending, { ...config.paraphrase, ...(apiKey ? { apiKey } : {}) }, config, emit);
   }
   emit(runStarted(store, specs, pending, agent.name, profile.name));
-  const { interrupted } = await executeRun(pending, { ...environment(options, config), store, onEvent: emit });
+  const { interrupted } = await (options.executor ?? executeRun)(pending, { ...environment(options, config), store, onEvent: emit });
   const scores = computeScores(store.episodes, { seed: config.seed });
   const report = (options.report ?? true) && !interrupted ? writeReport(store.directory).files : undefined;
   emit({ type: 'run-finished', kind: 'run', run_id: config.run_id, directory: store.directory, interrupted, scores, ...(report ? { report } : {}) });
@@ -363,7 +365,7 @@ async function executeCheck(store: WritableRun, tasks: LoadedTask[], options: Se
   const specs = planCheck(tasks, config.seed);
   const pending = pendingSpecs(specs, store.episodes, config.seed);
   emit(runStarted(store, specs, pending, 'check', 'check'));
-  const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
+  const { interrupted } = await (options.executor ?? executeRun)(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
   const checks = judgeCheck(tasks, store.episodes);
   if (!interrupted) store.writeChecks(checks);
   emit({ type: 'run-finished', kind: 'check', run_id: config.run_id, directory: store.directory, interrupted, checks });

@@ -122,11 +122,12 @@ export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
  * - infra: `server-start` (a server did not start), `server-exited` (a server died during the episode),
  *   `server-timeout` (a server stopped answering), `server-failed` (another server failure),
  *   `state-seed` / `state-read` (the initial state could not be written, the end state read), `harness`
- *   (anything else on our side).
+ *   (anything else on our side), `worker-setup` (a queue worker could not take the job: no set key for a
+ *   sealed run, an agent it cannot create from its own environment).
  * - `legacy`: an error recorded as text by a version before errors were typed.
  */
 export const AGENT_ERROR_CODES = ['agent-exit', 'agent-timeout', 'agent-spawn', 'agent-http', 'agent-unreachable', 'agent-response', 'model-endpoint', 'agent-exception'] as const;
-export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'harness'] as const;
+export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'harness', 'worker-setup'] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[number];
 
@@ -146,6 +147,8 @@ export const EpisodeErrorSchema = z.object({
   stderr_tail: z.string().optional(),
   /** The HTTP status an endpoint answered with. */
   http_status: z.number().int().optional(),
+  /** The machine the episode ran on, when a queue worker ran it (`mcpbench worker`). */
+  host: z.string().optional(),
 });
 
 const EpisodeCommon = {

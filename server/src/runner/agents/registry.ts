@@ -31,6 +31,11 @@ export interface AgentDescriptor<Options extends Record<string, unknown> = Recor
   variants?(task: Task): string[];
   /** Throws AgentOptionsError when the options (with the environment) do not make a working agent. */
   create(options: Options, context: AgentCreateContext): Agent;
+  /**
+   * The endpoint the agent calls, as its recorded options name it: what a queue caps the episodes in flight
+   * by, across all workers (`mcpbench run --queue --max-in-flight`). Default: the agent's name and options.
+   */
+  endpoint?(options: Options): string;
 }
 
 /** Options that do not make a working agent; `option` names the one at fault (the CLI maps it to its flag). */
@@ -73,6 +78,7 @@ const endpoint: AgentDescriptor<{ url: string }> = {
   description: 'POSTs each task to your URL (schemas/endpoint-request.schema.json).',
   options: z.object({ url: z.url().meta({ description: 'The URL each task is POSTed to.' }) }),
   create: (options) => createEndpointAgent({ url: options.url }),
+  endpoint: (options) => `endpoint ${options.url}`,
 };
 
 const openai: AgentDescriptor<{ model?: string; baseUrl?: string }> = {
@@ -86,6 +92,8 @@ const openai: AgentDescriptor<{ model?: string; baseUrl?: string }> = {
       throw new AgentOptionsError('openai', 'model', (error as Error).message);
     }
   },
+  // Unset, each worker's MCPBENCH_OPENAI_BASE_URL and MCPBENCH_OPENAI_MODEL decide.
+  endpoint: (options) => `openai ${options.baseUrl ?? '$MCPBENCH_OPENAI_BASE_URL'} ${options.model ?? '$MCPBENCH_OPENAI_MODEL'}`,
 };
 
 const descriptors = new Map<string, AgentDescriptor>();
@@ -126,4 +134,12 @@ export function createAgent(name: string, options: Record<string, unknown>, cont
 /** The variants a task is run as under an agent. */
 export function agentVariants(descriptor: AgentDescriptor, agent: Agent, task: Task): string[] {
   return descriptor.variants?.(task) ?? [agent.name];
+}
+
+/** The endpoint an agent with these (recorded) options calls: its descriptor's `endpoint`, else its name and options. */
+export function agentEndpoint(name: string, options: Record<string, unknown>): string {
+  const descriptor = descriptors.get(name);
+  if (descriptor?.endpoint) return descriptor.endpoint(options);
+  const keys = Object.keys(options).sort();
+  return keys.length ? `${name} ${JSON.stringify(options, keys)}` : name;
 }
