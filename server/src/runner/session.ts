@@ -208,7 +208,8 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
     const moved = resumed.moved.length;
     const runId = store.config.run_id;
     if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, EPISODES_FILE)} moved to the quarantine file; their work units run again` });
-    const removed = removeLeftoverSandboxes(runId);
+    // A queued run's sandboxes are its workers' (on this machine too, they may be running): never removed here.
+    const removed = options.executor ? 0 : removeLeftoverSandboxes(runId);
     if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
     if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
   } else {
