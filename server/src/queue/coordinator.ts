@@ -35,6 +35,7 @@ import {
   queueNameFor,
   readEntries,
   readResult,
+  REGISTRY_CHANNEL,
   REGISTRY_QUEUES,
   REGISTRY_WORKERS,
   WORKER_GONE_MS,
@@ -214,6 +215,7 @@ class Coordinator {
   private async setUpQueue(): Promise<void> {
     const entry: QueueEntry = QueueEntrySchema.parse({ version: this.options.version, protocol: QUEUE_PROTOCOL, endpoint: this.endpoint, updated_at: new Date().toISOString() });
     await this.connection.hset(REGISTRY_QUEUES, this.queue.name, JSON.stringify(entry));
+    await this.connection.publish(REGISTRY_CHANNEL, this.queue.name);
     if (this.options.maxInFlight !== undefined) await this.queue.setGlobalConcurrency(this.options.maxInFlight);
   }
 

@@ -30,6 +30,8 @@ export const QUEUE_PROTOCOL = 1 as const;
 export const KEY_PREFIX = 'mcpbench';
 export const REGISTRY_QUEUES = 'mcpbench-registry:queues';
 export const REGISTRY_WORKERS = 'mcpbench-registry:workers';
+/** A pub/sub channel a coordinator announces a (re-)registered queue on, so workers need not wait for their next look. */
+export const REGISTRY_CHANNEL = 'mcpbench-registry:queue-added';
 
 export const endpointHash = (endpoint: string) => createHash('sha256').update(endpoint).digest('hex').slice(0, 16);
 

@@ -36,6 +36,7 @@ import {
   QueueEntrySchema,
   readEntries,
   readPayload,
+  REGISTRY_CHANNEL,
   REGISTRY_QUEUES,
   REGISTRY_WORKERS,
   WorkerEntrySchema,
@@ -96,6 +97,7 @@ class EpisodeWorker implements QueueWorker {
   private readonly agents = new Map<string, Agent>();
   private sealer: BoxSealer | undefined;
   private connection!: Redis;
+  private subscriber!: Redis;
   private timer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private unreachable = false;
@@ -116,6 +118,10 @@ class EpisodeWorker implements QueueWorker {
       this.unreachable = false;
       this.options.log(`Redis at ${this.target.display} is back`);
     });
+    // A new queue is served as soon as a coordinator announces it; the periodic look is the safety net.
+    this.subscriber = connect(this.target);
+    this.subscriber.on('message', () => void this.tick());
+    await this.subscriber.subscribe(REGISTRY_CHANNEL);
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.options.discoverMs ?? 2_000);
     this.options.log(
@@ -259,6 +265,7 @@ class EpisodeWorker implements QueueWorker {
       await Promise.all([...this.workers.values()].map(({ worker }) => worker.close().catch(() => undefined)));
       for (const { connection } of this.workers.values()) connection.disconnect();
       await this.connection.hdel(REGISTRY_WORKERS, this.id).catch(() => 0);
+      this.subscriber.disconnect();
       this.connection.disconnect();
     })();
     return this.stopping;
