@@ -45,7 +45,7 @@ interface SessionCommon {
   maxInfraRetries?: number;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
-  /** What runs the episodes: in this process (default), or a queue's coordinator (queue/coordinator.ts). */
+  /** What runs a run's episodes: in this process (default), or a queue's coordinator (queue/coordinator.ts). A check runs in process. */
   executor?: Executor;
 }
 
@@ -209,7 +209,7 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
     const runId = store.config.run_id;
     if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, EPISODES_FILE)} moved to the quarantine file; their work units run again` });
     // A queued run's sandboxes are its workers' (on this machine too, they may be running): never removed here.
-    const removed = options.executor ? 0 : removeLeftoverSandboxes(runId);
+    const removed = options.executor && store.config.kind === 'run' ? 0 : removeLeftoverSandboxes(runId);
     if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
     if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
   } else {
@@ -366,7 +366,7 @@ async function executeCheck(store: WritableRun, tasks: LoadedTask[], options: Se
   const specs = planCheck(tasks, config.seed);
   const pending = pendingSpecs(specs, store.episodes, config.seed);
   emit(runStarted(store, specs, pending, 'check', 'check'));
-  const { interrupted } = await (options.executor ?? executeRun)(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
+  const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: emit });
   const checks = judgeCheck(tasks, store.episodes);
   if (!interrupted) store.writeChecks(checks);
   emit({ type: 'run-finished', kind: 'check', run_id: config.run_id, directory: store.directory, interrupted, checks });
