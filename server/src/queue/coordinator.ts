@@ -25,7 +25,7 @@ import { boxSealer, isSealedSource, keyFromEnvironment, type BoxSealer, type Sea
 import { agentEndpoint } from '../runner/agents/registry.ts';
 import { specWorkUnit, unrunEpisode, type EpisodeSpec } from '../runner/episode.ts';
 import { pendingSpecs, type ExecuteOptions, type Executor } from '../runner/run.ts';
-import { isScored, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
+import { episodeRecordProblem, isScored, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
 import {
   jobIdFor,
   KEY_PREFIX,
@@ -69,6 +69,8 @@ interface Unit {
   spec: EpisodeSpec;
   jobId: string;
   attempt: number;
+  /** When the job last recorded finished (its `finishedOn`): a job collected again is not recorded again. */
+  collected?: number;
 }
 
 const CHUNK = 500;
@@ -136,9 +138,10 @@ class Coordinator {
     };
 
     let lost = false;
+    let closing = false;
     this.connection = connect(this.target);
     this.connection.on('close', () => {
-      if (lost) return;
+      if (lost || closing) return;
       lost = true;
       this.notice('warning', `Redis at ${this.target.display} is unreachable; the run waits for it (finished episodes are saved)`);
     });
@@ -146,7 +149,7 @@ class Coordinator {
       if (!lost) return;
       lost = false;
       this.notice('info', `Redis at ${this.target.display} is back: reconciling the journal with the queue`);
-      void this.setUpQueue().then(() => this.reconcile());
+      void this.setUpQueue().then(() => this.reconcile()).catch(() => undefined);
     });
     this.queue = new Queue(name, { connection: this.connection, prefix: KEY_PREFIX });
     this.queue.on('error', () => undefined);
@@ -200,6 +203,7 @@ class Coordinator {
       if (this.units.size > 0) await finished;
       if (this.failure) throw this.failure;
     } finally {
+      closing = true;
       for (const timer of timers) clearInterval(timer);
       this.execute.signal?.removeEventListener('abort', onAbort);
       await events.close().catch(() => undefined);
@@ -273,37 +277,53 @@ class Coordinator {
     return this.reconciling;
   }
 
-  /** A finished job: its record appended (unless its work unit is already recorded), then the job removed. */
+  /**
+   * A finished job: its record appended (unless this result is already recorded), then the job removed and,
+   * for an infrastructure error with attempts left, enqueued again. Idempotent: a job collected twice (an
+   * event and a reconcile, or a removal Redis lost) is recorded once.
+   */
   private async collect(jobId: string): Promise<void> {
     const unit = this.byJob.get(jobId);
     if (!unit || this.busy.has(unit)) return;
     const entry = this.units.get(unit);
     this.busy.add(unit);
     try {
-      const job = await this.queue.getJob(jobId);
-      if (!job) return;
-      const state = await job.getState();
-      if (state !== 'completed' && state !== 'failed') return;
-      // A second delivery of a unit already recorded (at-least-once): the journal has it; drop the job.
-      if (!entry) return void (await this.queue.remove(jobId).catch(() => 0));
-      const record = this.recordOf(entry, unit, jobId, state === 'completed' ? job.returnvalue : undefined, job.failedReason);
-      record.attempt = entry.attempt;
-      this.execute.store.append(record);
-      this.execute.onEvent?.({ type: 'episode-finished', run_id: this.runId, result: record });
-      await this.queue.remove(jobId).catch(() => 0);
-      if (!isScored(record) && entry.attempt <= (this.execute.maxInfraRetries ?? 2)) {
-        entry.attempt++;
+      let finished: { finishedOn: number; returnValue: unknown; failedReason: string | undefined };
+      try {
+        const job = await this.queue.getJob(jobId);
+        if (!job) return;
+        const state = await job.getState();
+        if (state !== 'completed' && state !== 'failed') return;
+        // A second delivery of a unit already recorded (at-least-once): the journal has it; drop the job.
+        if (!entry) return void (await this.queue.remove(jobId));
+        finished = { finishedOn: job.finishedOn ?? 0, returnValue: state === 'completed' ? job.returnvalue : undefined, failedReason: job.failedReason };
+      } catch {
+        // Redis went away mid-way: the job stays where it is, and the next reconcile collects it.
+        return;
+      }
+      if (entry.collected !== finished.finishedOn) {
+        const record = this.recordOf(entry, unit, jobId, finished.returnValue, finished.failedReason);
+        record.attempt = entry.attempt;
+        // The run folder refusing a record (a full disk ...) ends the run: nothing may be collected past it.
+        this.execute.store.append(record);
+        entry.collected = finished.finishedOn;
+        this.execute.onEvent?.({ type: 'episode-finished', run_id: this.runId, result: record });
+        if (!isScored(record) && entry.attempt <= (this.execute.maxInfraRetries ?? 2)) entry.attempt++;
+        else {
+          this.units.delete(unit);
+          if (this.units.size === 0) this.done();
+          return void (await this.queue.remove(jobId).catch(() => 0));
+        }
+      }
+      try {
+        await this.queue.remove(jobId);
         await this.enqueue([unit]);
-      } else {
-        this.units.delete(unit);
-        if (this.units.size === 0) this.done();
+      } catch {
+        // The next reconcile enqueues it (or removes the old job first, as here).
       }
     } catch (error) {
-      // Redis went away mid-way: the next reconcile collects the job. Anything else ends the run.
-      if (!(error instanceof Error && /Connection|ECONNREFUSED|ECONNRESET|EPIPE|closed/i.test(error.message))) {
-        this.failure ??= error;
-        this.done();
-      }
+      this.failure ??= error;
+      this.done();
     } finally {
       this.busy.delete(unit);
     }
@@ -319,7 +339,8 @@ class Coordinator {
     if (record.work_unit !== unit || record.run_id !== this.runId) {
       return infra({ kind: 'infra', code: 'harness', message: `worker ${read.host} handed back the record of another episode (${record.run_id} ${record.work_unit})`, host: read.host });
     }
-    return record;
+    const problem = episodeRecordProblem(record);
+    return problem ? infra({ kind: 'infra', code: 'harness', message: `worker ${read.host} handed back an inconsistent record: ${problem}`, host: read.host }) : record;
   }
 }
 

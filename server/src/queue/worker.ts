@@ -213,6 +213,9 @@ class EpisodeWorker implements QueueWorker {
     }
     const { payload, episode } = read;
     const sealer = payload.sealed ? this.sealer : undefined;
+    if (payload.mcpbench_version !== this.options.version) {
+      return refuse({ code: 'worker-setup', message: `worker ${this.host} runs mcpbench ${this.options.version} and refuses a job of mcpbench ${payload.mcpbench_version}` }, sealer);
+    }
     const task = TaskSchema.safeParse(episode.task);
     if (!task.success || canonicalHash(episode.task) !== episode.task_hash) {
       return refuse({ code: 'harness', message: `worker ${this.host}: the job's task does not match its hash ${episode.task_hash.slice(0, 12)}` }, sealer);
