@@ -162,6 +162,10 @@ test('a coordinator and three workers, one SIGKILLed mid-episode: every work uni
     assert.ok(lost >= 1, 'the killed worker was mid-episode');
     const busy = workers.filter((w) => w.lines.some((l) => / finished /.test(l)));
     assert.ok(busy.length >= 2, 'episodes ran on several workers');
+    // The live workers remove the sandbox the killed one left, once the run is finished.
+    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`mcpbench-${openRun(finished.directory).config.run_id}-`));
+    for (let i = 0; i < 100 && leftovers().length; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(leftovers(), []);
     for (const w of workers) await w.stop();
   } finally {
     await redis.stop();

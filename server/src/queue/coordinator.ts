@@ -38,6 +38,7 @@ import {
   REGISTRY_CHANNEL,
   REGISTRY_QUEUES,
   REGISTRY_WORKERS,
+  RUN_FINISHED_CHANNEL,
   WORKER_GONE_MS,
   WorkerEntrySchema,
   type PayloadContext,
@@ -202,6 +203,7 @@ class Coordinator {
       );
       if (this.units.size > 0) await finished;
       if (this.failure) throw this.failure;
+      if (this.units.size === 0) await this.connection.publish(RUN_FINISHED_CHANNEL, this.runId).catch(() => 0);
     } finally {
       closing = true;
       for (const timer of timers) clearInterval(timer);

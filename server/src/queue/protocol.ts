@@ -32,6 +32,11 @@ export const REGISTRY_QUEUES = 'mcpbench-registry:queues';
 export const REGISTRY_WORKERS = 'mcpbench-registry:workers';
 /** A pub/sub channel a coordinator announces a (re-)registered queue on, so workers need not wait for their next look. */
 export const REGISTRY_CHANNEL = 'mcpbench-registry:queue-added';
+/**
+ * A pub/sub channel a coordinator announces a finished run on (its id): every worker then removes the sandbox
+ * folders of that run its machine still holds (those of a SIGKILLed worker, or of a duplicate still running).
+ */
+export const RUN_FINISHED_CHANNEL = 'mcpbench-registry:run-finished';
 
 export const endpointHash = (endpoint: string) => createHash('sha256').update(endpoint).digest('hex').slice(0, 16);
 

@@ -23,7 +23,7 @@ import { boxSealer, keyFromEnvironment, type BoxSealer } from '../generator/seal
 import type { Registry } from '../mcp/registry.ts';
 import { AgentOptionsError, createAgent } from '../runner/agents/registry.ts';
 import type { Agent } from '../runner/agents/agent.ts';
-import { runEpisode, specWorkUnit, type EpisodeSpec } from '../runner/episode.ts';
+import { removeLeftoverSandboxes, runEpisode, specWorkUnit, type EpisodeSpec } from '../runner/episode.ts';
 import type { SandboxBackend } from '../runner/sandbox.ts';
 import type { EpisodeError } from '../runner/store.ts';
 import { canonicalHash } from '../tasks/hash.ts';
@@ -39,6 +39,7 @@ import {
   REGISTRY_CHANNEL,
   REGISTRY_QUEUES,
   REGISTRY_WORKERS,
+  RUN_FINISHED_CHANNEL,
   WorkerEntrySchema,
   type JobOutcome,
   type JobResult,
@@ -120,8 +121,12 @@ class EpisodeWorker implements QueueWorker {
     });
     // A new queue is served as soon as a coordinator announces it; the periodic look is the safety net.
     this.subscriber = connect(this.target);
-    this.subscriber.on('message', () => void this.tick());
-    await this.subscriber.subscribe(REGISTRY_CHANNEL);
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== RUN_FINISHED_CHANNEL) return void this.tick();
+      const removed = removeLeftoverSandboxes(message);
+      if (removed) this.options.log(`removed ${removed} sandbox folder(s) of the finished run ${message}`);
+    });
+    await this.subscriber.subscribe(REGISTRY_CHANNEL, RUN_FINISHED_CHANNEL);
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.options.discoverMs ?? 2_000);
     this.options.log(
