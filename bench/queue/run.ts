@@ -37,26 +37,42 @@ interface Measure {
   episodes: number;
   wallMs: number;
   notPassed: number;
+  /** On the queue: ms from an episode's end to the next one's start on the same worker (hand back, fetch, rebuild the spec). */
+  handoffs: number[];
+}
+
+/** The hand-off gaps in a worker's log: each `finished` to the next `started`. */
+function handoffs(log: string): number[] {
+  const gaps: number[] = [];
+  const ended: number[] = [];
+  for (const line of log.split('\n')) {
+    const m = /^(\S+) (started|finished) /.exec(line);
+    if (!m) continue;
+    const at = Date.parse(m[1]!);
+    if (m[2] === 'finished') ended.push(at);
+    else if (ended.length) gaps.push(at - ended.shift()!);
+  }
+  return gaps;
 }
 
 /** `mcpbench worker` processes, resolved once each says it waits for jobs. */
-async function startWorkers(redis: RedisServer, count: number, concurrency: number): Promise<ChildProcess[]> {
+async function startWorkers(redis: RedisServer, count: number, concurrency: number): Promise<{ child: ChildProcess; log: () => string }[]> {
   return Promise.all(
     Array.from({ length: count }, (_, i) => {
       const child = spawn(process.execPath, [cli, 'worker', '--queue', redis.url, '--sandbox', backend, '--concurrency', String(concurrency), '--name', `bench-${i}`], { stdio: ['ignore', 'pipe', 'ignore'] });
-      return new Promise<ChildProcess>((resolve) => {
-        let text = '';
+      let text = '';
+      return new Promise<{ child: ChildProcess; log: () => string }>((resolve) => {
         child.stdout!.on('data', (chunk: Buffer) => {
           text += chunk.toString();
-          if (text.includes('waiting for jobs')) resolve(child);
+          if (text.includes('waiting for jobs')) resolve({ child, log: () => text });
         });
       });
     }),
   );
 }
 
-async function stopWorkers(workers: ChildProcess[]) {
-  await Promise.all(workers.map((w) => new Promise<void>((resolve) => (w.once('exit', () => resolve()), w.kill('SIGTERM')))));
+async function stopWorkers(workers: { child: ChildProcess }[]) {
+  await Promise.all(workers.map(({ child }) => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.kill('SIGTERM')))));
 }
 
 async function measure(name: string, registry: Registry, redis: RedisServer | undefined, workers: { count: number; concurrency: number } | undefined): Promise<Measure> {
@@ -80,7 +96,7 @@ async function measure(name: string, registry: Registry, redis: RedisServer | un
     });
     const wallMs = performance.now() - t0;
     const episodes = openRun(finished.directory).episodes;
-    return { name, episodes: episodes.length, wallMs, notPassed: episodes.filter((r) => r.status !== 'passed').length };
+    return { name, episodes: episodes.length, wallMs, notPassed: episodes.filter((r) => r.status !== 'passed').length, handoffs: started.flatMap((w) => handoffs(w.log())) };
   } finally {
     await stopWorkers(started);
     rmSync(work, { recursive: true, force: true });
@@ -109,13 +125,22 @@ async function main() {
   } finally {
     await redis.stop();
   }
-  const rows = [...results.entries()].map(([name, ms]) => ({ name, episodes: ms[0]!.episodes, wallMs: median(ms.map((m) => m.wallMs)), notPassed: Math.max(...ms.map((m) => m.notPassed)) }));
+  const rows = [...results.entries()].map(([name, ms]) => ({
+    name,
+    episodes: ms[0]!.episodes,
+    wallMs: median(ms.map((m) => m.wallMs)),
+    rounds: ms.map((m) => (m.wallMs / 1000).toFixed(1)).join(' / '),
+    notPassed: Math.max(...ms.map((m) => m.notPassed)),
+    handoffs: ms.flatMap((m) => m.handoffs),
+  }));
   const base = rows[0]!;
   const basePerEpisode = base.wallMs / base.episodes;
   for (const row of rows) {
     const perEpisode = row.wallMs / row.episodes;
     const cost = row === base ? '' : `; queue cost ${(perEpisode - basePerEpisode) * 2 >= 0 ? '+' : ''}${((perEpisode - basePerEpisode) * 2).toFixed(0)} ms of slot time per episode (${((perEpisode / basePerEpisode - 1) * 100).toFixed(1)}% vs in process)`;
-    console.log(`  ${row.name.padEnd(34)} ${((row.episodes / row.wallMs) * 60_000).toFixed(1).padStart(6)} episodes/min (${row.episodes} episodes, ${(row.wallMs / 1000).toFixed(1)} s wall, ${row.notPassed} not passed)${cost}`);
+    const gaps = [...row.handoffs].sort((a, b) => a - b);
+    const handoff = gaps.length ? `; hand-off between episodes on a worker: median ${median(gaps)} ms, p90 ${gaps[Math.floor(gaps.length * 0.9)]} ms (${((median(gaps) / (basePerEpisode * 2)) * 100).toFixed(1)}% of an episode)` : '';
+    console.log(`  ${row.name.padEnd(34)} ${((row.episodes / row.wallMs) * 60_000).toFixed(1).padStart(6)} episodes/min (${row.episodes} episodes, ${(row.wallMs / 1000).toFixed(1)} s wall${rounds > 1 ? ` median of ${row.rounds}` : ''}, ${row.notPassed} not passed)${cost}${handoff}`);
   }
   console.log(`  load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
