@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalHash } from '../../server/src/tasks/hash.ts';
 import { filesUnder } from '../../server/src/generator/attest.ts';
-import { keyFromEnvironment, parseSetKey, readSealedTasks, readTaskSources, seal, SealError, unseal, type SealedSet } from '../../server/src/generator/seal.ts';
+import { boxSealer, keyFromEnvironment, parseSetKey, readSealedTasks, readTaskSources, seal, SealError, unseal, type SealedSet } from '../../server/src/generator/seal.ts';
 
 const root = join(__dirname, '..', '..');
 const HEX_KEY = randomBytes(32).toString('hex');
@@ -119,4 +119,20 @@ test('readTaskSources mixes task folders, sealed sets and single sealed tasks, l
   assert.deepEqual(one, [sealed[1]]);
   assert.throws(() => readTaskSources([`${out}#tasks/none.json`], key), /does not list this task/);
   assert.throws(() => readTaskSources([out], () => randomBytes(32).toString('hex')), /authentication failed/);
+});
+
+test('sealed boxes (queue payloads): the set key opens them, bound to their job; another key, job or byte does not', () => {
+  for (const key of [HEX_KEY, 'a passphrase of the set']) {
+    const coordinator = boxSealer(key);
+    const box = coordinator.seal('{"goal":"Book the cheapest flight"}', 'job:run-1.abc');
+    assert.ok(!JSON.stringify(box).includes('cheapest'), 'no plain text in the box');
+    // A worker holds its own sealer made from the same key (from its own environment).
+    const worker = boxSealer(key);
+    assert.equal(worker.open(box, 'job:run-1.abc'), '{"goal":"Book the cheapest flight"}');
+    assert.equal(coordinator.open(worker.seal('result', 'result:run-1.abc'), 'result:run-1.abc'), 'result');
+    assert.throws(() => worker.open(box, 'job:run-1.other'), SealError, 'a box moved to another job');
+    assert.throws(() => boxSealer(randomBytes(32).toString('hex')).open(box, 'job:run-1.abc'), SealError);
+    const changed = { ...box, ciphertext: Buffer.from(Buffer.from(box.ciphertext, 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64') };
+    assert.throws(() => worker.open(changed, 'job:run-1.abc'), SealError);
+  }
 });

@@ -28,6 +28,8 @@ import { formatJson, formatSarif, formatText, repositoryRoot, totals, type FileR
 import { registerGenerateCommand } from './generate-command.ts';
 import { monthOption, registerGeneratorCommands } from './generator-commands.ts';
 import { registerResultsCommands } from './results-commands.ts';
+import { registerWorkerCommand } from './worker-command.ts';
+import { QueueError } from '../queue/redis.ts';
 import packageJson from '../../../package.json';
 
 export const EXIT_OK = 0;
@@ -221,6 +223,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--no-report', 'skip writing report.json, junit.xml and report.html')
     .option('--set <name>', 'the task set this run measures, recorded in run.json for the results database (default: the set.json of a set folder)')
     .option('--month <YYYY-MM>', "the set's month, recorded with --set (default: the set.json's month)", monthOption)
+    .option('--queue <url>', 'run the episodes on queue workers (mcpbench worker) through this Redis: redis://HOST:PORT; this process coordinates and writes the run folder')
+    .option('--max-in-flight <n>', "with --queue: at most this many episodes of the agent's endpoint in flight across all workers", integerOption)
     .action(async (paths: string[], options: RunFlags) => {
       const registry = await loadRegistry();
       setExitCode(await runCommand(paths, options, registry, io2(), packageJson.version));
@@ -288,6 +292,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     });
 
   registerGenerateCommand(program, io, setExitCode);
+  registerWorkerCommand(program, io, packageJson.version, setExitCode);
   registerGeneratorCommands(program, io, setExitCode);
   registerResultsCommands(program, io, setExitCode);
 
@@ -321,7 +326,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.stderr(`mcpbench: ${error.message}${flag ? ` (set it with ${flag})` : ''}\n`);
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError || error instanceof SandboxUnavailableError) {
+    if (error instanceof UsageError || error instanceof FaultProfileError || error instanceof PathError || error instanceof SessionError || error instanceof RunStoreError || error instanceof SealError || error instanceof SandboxUnavailableError || error instanceof QueueError) {
       io.stderr(`mcpbench: ${error.message}\n`);
       return EXIT_USAGE;
     }

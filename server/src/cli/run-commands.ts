@@ -19,6 +19,9 @@ import { MODEL_AGENTS, profileAgent, SettingsError, type AgentConfig } from '../
 import type { ToolCallFormatOption } from '../runner/agents/tool-call-formats.ts';
 import { startRun, type SessionOptions } from '../runner/session.ts';
 import { openRun, outcomeReason, type RunRecord } from '../runner/store.ts';
+import type { Executor } from '../runner/run.ts';
+import { queueExecutor } from '../queue/coordinator.ts';
+import { checkRedis, redisTarget } from '../queue/redis.ts';
 import type { RunEvent, RunFinished } from '../runner/types.ts';
 
 export interface CliIo {
@@ -78,6 +81,10 @@ export interface RunFlags {
   paraphraseBaseUrl?: string;
   paraphraseModel?: string;
   report: boolean;
+  /** Run the episodes on queue workers through this Redis (`redis://HOST:PORT`). */
+  queue?: string;
+  /** With `queue`: the cap of the agent endpoint's episodes in flight across all workers. */
+  maxInFlight?: number;
   /** The set measured and its month, recorded in run.json (default: the set.json of a set folder given). */
   set?: string;
   month?: string;
@@ -297,10 +304,22 @@ async function runWithReporter(options: SessionOptions, io: CliIo, kind: RunFlag
   return finished;
 }
 
+/** `--queue`: Redis checked before anything is written, and the coordinator as the session's executor. */
+async function queueOf(flags: RunFlags, version: string): Promise<{ executor?: Executor }> {
+  if (!flags.queue) {
+    if (flags.maxInFlight !== undefined) throw new UsageError('--max-in-flight caps episodes across queue workers: use it with --queue');
+    return {};
+  }
+  if (flags.maxInFlight === 0) throw new UsageError('--max-in-flight 0 would run nothing: give at least 1');
+  if (flags.maxCost !== undefined) throw new UsageError('--max-cost is counted by the process that runs the episodes: it is not enforced across queue workers yet, so it cannot be used with --queue');
+  await checkRedis(redisTarget(flags.queue));
+  return { executor: queueExecutor({ url: flags.queue, version, ...(flags.maxInFlight !== undefined ? { maxInFlight: flags.maxInFlight } : {}) }) };
+}
+
 export async function runCommand(paths: string[], flags: RunFlags, registry: Registry, io: CliIo, version: string): Promise<number> {
   const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
-  const common = { registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env };
+  const common = { registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env, ...(await queueOf(flags, version)) };
   let options: SessionOptions;
   if (flags.resume) options = { ...common, mode: 'resume', directory: flags.resume, report: flags.report, ...(flags.maxCost !== undefined ? { maxCost: flags.maxCost } : {}) };
   else {

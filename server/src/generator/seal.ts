@@ -45,7 +45,7 @@ export function keyFromEnvironment(env: NodeJS.ProcessEnv = process.env): SealKe
   return parseSetKey(value);
 }
 
-type Kdf = { name: 'none' } | { name: 'scrypt'; salt: string; N: number; r: number; p: number };
+export type Kdf = { name: 'none' } | { name: 'scrypt'; salt: string; N: number; r: number; p: number };
 
 export interface SealedSet {
   format: typeof SEALED_FORMAT;
@@ -80,17 +80,87 @@ function deriveKey(key: SealKey, kdf: Kdf): Buffer {
 const header = (s: Pick<SealedSet, 'format' | 'version' | 'cipher' | 'kdf' | 'name'>) =>
   Buffer.from(canonicalize({ format: s.format, version: s.version, cipher: s.cipher, kdf: s.kdf, name: s.name })!, 'utf8');
 
-/** Encrypts a bundle of files. */
-export function sealFiles(files: readonly BundleFile[], key: SealKey | string, name: string): SealedSet {
+/** AES-256-GCM of `plaintext` under a 32-byte key, `aad` authenticated with it (a fresh 96-bit nonce each time). */
+function encrypt(plaintext: Buffer, key: Buffer, aad: Buffer): { nonce: string; tag: string; ciphertext: string } {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(aad);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return { nonce: nonce.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64') };
+}
+
+/** The inverse of `encrypt`; throws (without detail) when the key, the AAD or any byte is wrong. */
+function decrypt(box: { nonce: unknown; tag: unknown; ciphertext: unknown }, key: Buffer, aad: Buffer, what: string): Buffer {
+  const nonce = Buffer.from(String(box.nonce), 'base64');
+  const tag = Buffer.from(String(box.tag), 'base64');
+  if (nonce.length !== 12 || tag.length !== 16) throw new SealError(`${what}: the file was changed (nonce or tag has the wrong length)`);
+  const decipher = createDecipheriv('aes-256-gcm', key, nonce);
+  decipher.setAAD(aad);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(Buffer.from(String(box.ciphertext), 'base64')), decipher.final()]);
+}
+
+/** A key and its derivation for a new sealed file: as is for 32 bytes, scrypt with a fresh salt for a passphrase. */
+function newDerivedKey(key: SealKey | string): { kdf: Kdf; key: Buffer } {
   const k = asKey(key);
   const kdf: Kdf = k.kind === 'raw' ? { name: 'none' } : { name: 'scrypt', salt: randomBytes(16).toString('base64'), ...SCRYPT };
-  const nonce = randomBytes(12);
-  const base = { format: SEALED_FORMAT as typeof SEALED_FORMAT, version: 1 as const, cipher: 'aes-256-gcm' as const, kdf, name };
-  const cipher = createCipheriv('aes-256-gcm', deriveKey(k, kdf), nonce);
-  cipher.setAAD(header(base));
+  return { kdf, key: deriveKey(k, kdf) };
+}
+
+/** Encrypts a bundle of files. */
+export function sealFiles(files: readonly BundleFile[], key: SealKey | string, name: string): SealedSet {
+  const derived = newDerivedKey(key);
+  const base = { format: SEALED_FORMAT as typeof SEALED_FORMAT, version: 1 as const, cipher: 'aes-256-gcm' as const, kdf: derived.kdf, name };
   const plaintext = Buffer.from(JSON.stringify({ files: files.map((f) => ({ path: f.path, text: f.text })) }), 'utf8');
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return { ...base, nonce: nonce.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64') };
+  return { ...base, ...encrypt(plaintext, derived.key, header(base)) };
+}
+
+/**
+ * A sealed box: a small message (a queue job's payload or result) encrypted with the set key, by the same
+ * AES-256-GCM as sealed sets. The key is derived once per `BoxSealer` (scrypt runs once for a passphrase, not
+ * once per message); `context` (a job id) is authenticated with the message, so a box cannot be moved to
+ * another job.
+ */
+export interface SealedBox {
+  kdf: Kdf;
+  nonce: string;
+  tag: string;
+  ciphertext: string;
+}
+
+export interface BoxSealer {
+  seal(plaintext: string, context: string): SealedBox;
+  /** Opens a box sealed with the same set key (by any sealer); SealError when the key or any byte is wrong. */
+  open(box: SealedBox, context: string): string;
+}
+
+const boxAad = (kdf: Kdf, context: string) => Buffer.from(canonicalize({ format: 'mcpbench-sealed-box', version: 1, kdf, context })!, 'utf8');
+
+export function boxSealer(key: SealKey | string): BoxSealer {
+  const k = asKey(key);
+  let own: { kdf: Kdf; key: Buffer } | undefined;
+  /** Keys derived for the salts of boxes opened (one scrypt per salt). */
+  const derived = new Map<string, Buffer>();
+  return {
+    seal(plaintext, context) {
+      own ??= newDerivedKey(k);
+      return { kdf: own.kdf, ...encrypt(Buffer.from(plaintext, 'utf8'), own.key, boxAad(own.kdf, context)) };
+    },
+    open(box, context) {
+      const id = JSON.stringify(box.kdf);
+      let key = derived.get(id);
+      if (!key) {
+        key = deriveKey(k, box.kdf);
+        derived.set(id, key);
+      }
+      try {
+        return decrypt(box, key, boxAad(box.kdf, context), 'a sealed box').toString('utf8');
+      } catch (error) {
+        if (error instanceof SealError) throw error;
+        throw new SealError('cannot open a sealed box: the set key is wrong or the box was changed (authentication failed)');
+      }
+    },
+  };
 }
 
 /** Seals every file of a set folder into one sealed set; writes it to `out` when given. */
@@ -120,15 +190,9 @@ export function openSealed(sealedFile: string, key: SealKey | string): BundleFil
   if (sealed?.format !== SEALED_FORMAT || sealed.version !== 1 || sealed.cipher !== 'aes-256-gcm') {
     throw new SealError(`${sealedFile}: not a sealed set of a version this mcpbench reads (format ${SEALED_FORMAT}, version 1)`);
   }
-  const nonce = Buffer.from(String(sealed.nonce), 'base64');
-  const tag = Buffer.from(String(sealed.tag), 'base64');
-  if (nonce.length !== 12 || tag.length !== 16) throw new SealError(`${sealedFile}: the file was changed (nonce or tag has the wrong length)`);
   let plaintext: Buffer;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', deriveKey(asKey(key), sealed.kdf), nonce);
-    decipher.setAAD(header(sealed));
-    decipher.setAuthTag(tag);
-    plaintext = Buffer.concat([decipher.update(Buffer.from(String(sealed.ciphertext), 'base64')), decipher.final()]);
+    plaintext = decrypt(sealed, deriveKey(asKey(key), sealed.kdf), header(sealed), sealedFile);
   } catch (error) {
     if (error instanceof SealError) throw error;
     throw new SealError(`${sealedFile}: cannot open: the key is wrong or the file was changed (authentication failed)`);
@@ -186,6 +250,9 @@ export function readSealedTasks(sealedFile: string, key: SealKey | string = keyF
 }
 
 const SEALED_SUFFIX = '.sealed.json';
+
+/** Whether a task source (as run.json records it) is a task of a sealed set: `x.sealed.json#tasks/a.json`. */
+export const isSealedSource = (file: string): boolean => file.includes(`${SEALED_SUFFIX}#`);
 
 /**
  * The task sources `run` and `check` read: task files and folders as `collectTaskFiles` finds them (set,

@@ -120,22 +120,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
   let gateway: Gateway | undefined;
   /** The agent's attempts to reach the network through its egress proxy (a confined command agent). */
   const egress: EgressRecord[] = [];
-  const base = {
-    work_unit: workUnit,
-    ...key,
-    run_id: env.runId,
-    task_hash: spec.taskHash,
-    agent: spec.agent.name,
-    seed: env.seed,
-    category: task.category,
-    namespaces: taskNamespaces(task),
-    max_steps: task.max_steps,
-    started_at: started.toISOString(),
-    attempt: 1,
-    // What the agent was shown, whenever it is not simply the task's goal.
-    ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
-    ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
-  };
+  const base = recordBase(spec, env, workUnit, started);
   // What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent).
   const meter = new ModelMeter();
   const infraResult = (error: EpisodeError): EpisodeRecord => ({
@@ -309,4 +294,44 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** The fields of an episode's record that its plan decides (the outcome's fields come from running it). */
+function recordBase(spec: EpisodeSpec, env: Pick<EpisodeEnvironment, 'runId' | 'seed'>, workUnit: string, started: Date) {
+  const { task, key } = spec;
+  return {
+    work_unit: workUnit,
+    ...key,
+    run_id: env.runId,
+    task_hash: spec.taskHash,
+    agent: spec.agent.name,
+    seed: env.seed,
+    category: task.category,
+    namespaces: taskNamespaces(task),
+    max_steps: task.max_steps,
+    started_at: started.toISOString(),
+    attempt: 1,
+    // What the agent was shown, whenever it is not simply the task's goal.
+    ...(key.perturbation !== 'none' || spec.goal !== task.goal ? { goal: spec.goal } : {}),
+    ...(spec.perturbed ? { perturbed: spec.perturbed } : {}),
+  };
+}
+
+/**
+ * The record of an episode that never ran because its infrastructure could not take it (a queue worker
+ * without the set key, or without a server the task needs): an infrastructure error, retried like any other.
+ */
+export function unrunEpisode(spec: EpisodeSpec, env: Pick<EpisodeEnvironment, 'runId' | 'seed'>, error: EpisodeError): EpisodeRecord {
+  return {
+    ...recordBase(spec, env, specWorkUnit(spec, env.seed), new Date()),
+    status: 'infra_error',
+    passed: false,
+    tool_calls: 0,
+    unlisted_calls: 0,
+    errors_seen: 0,
+    budget_exceeded: false,
+    calls: [],
+    duration_ms: 0,
+    error,
+  };
 }

@@ -146,12 +146,20 @@ export function runCost(records: readonly Pick<EpisodeRecord, 'model'>[]): numbe
 }
 
 /**
+ * What runs a run's episodes: in this process (`executeRun`, the default), or on queue workers (the queue's
+ * coordinator, queue/coordinator.ts). Either appends each finished episode to `options.store` and emits its
+ * `episode-finished`, skips the work units already recorded, retries infrastructure errors, and returns when
+ * every spec is recorded or the run was interrupted.
+ */
+export type Executor = (specs: EpisodeSpec[], options: ExecuteOptions) => Promise<{ interrupted: boolean; costBudget?: CostBudgetStop }>;
+
+/**
  * Runs the specs not yet recorded (an infra_error record does not count as done), `concurrency` at a time.
  * Returns when all are done or the run was interrupted (then in-flight episodes are dropped, never
  * half-recorded). An interruption that comes when every episode is already recorded cut nothing short: the
  * run is complete, not interrupted.
  */
-export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions): Promise<{ interrupted: boolean; costBudget?: CostBudgetStop }> {
+export const executeRun: Executor = async (specs, options) => {
   const queue = pendingSpecs(specs, options.store.episodes, options.seed);
   const maxInfraRetries = options.maxInfraRetries ?? 2;
   let interrupted = false;
@@ -195,4 +203,4 @@ export async function executeRun(specs: EpisodeSpec[], options: ExecuteOptions):
   const stopped = interrupted || (Boolean(options.signal?.aborted) && queue.length > 0);
   const costBudget = overBudget && !stopped && queue.length > 0 && options.maxCost !== undefined ? { spent, max: options.maxCost, not_started: queue.length } : undefined;
   return { interrupted: stopped, ...(costBudget ? { costBudget } : {}) };
-}
+};

@@ -19,7 +19,7 @@ import { agentVariants, createAgent, prepareAgent, type AgentSetting } from './a
 import { CHECK_FAULT_OPTIONS, judgeCheck, planCheck } from './check.ts';
 import { removeLeftoverSandboxes, type EpisodeSpec } from './episode.ts';
 import { FAULT_PROFILES, loadFaultProfile, type FaultOptions } from './faults.ts';
-import { executeRun, loadTaskSources, pendingSpecs, planRun, type LoadedTask } from './run.ts';
+import { executeRun, loadTaskSources, pendingSpecs, planRun, type Executor, type LoadedTask } from './run.ts';
 import type { Agent } from './agents/agent.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { createRun, EPISODES_FILE, resumeRun, type CheckRecord, type EpisodeRecord, type NewRunRecord, type RunRecord, type WritableRun } from './store.ts';
@@ -47,6 +47,8 @@ interface SessionCommon {
   maxInfraRetries?: number;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** What runs a run's episodes: in this process (default), or a queue's coordinator (queue/coordinator.ts). A check runs in process. */
+  executor?: Executor;
 }
 
 export interface RunOptions extends SessionCommon {
@@ -229,7 +231,8 @@ async function runSession(options: SessionOptions, emit: Emit): Promise<void> {
     const moved = resumed.moved.length;
     const runId = store.config.run_id;
     if (moved) emit({ type: 'notice', run_id: runId, level: 'warning', message: `${moved} damaged line(s) of ${join(store.directory, EPISODES_FILE)} moved to the quarantine file; their work units run again` });
-    const removed = removeLeftoverSandboxes(runId);
+    // A queued run's sandboxes are its workers' (on this machine too, they may be running): never removed here.
+    const removed = options.executor && store.config.kind === 'run' ? 0 : removeLeftoverSandboxes(runId);
     if (removed) emit({ type: 'notice', run_id: runId, level: 'info', message: `removed ${removed} sandbox folder(s) the interrupted run left behind` });
     if (store.config.kind === 'check') return executeCheck(store, tasks, options, emit);
     if (options.maxCost !== undefined && options.maxCost !== store.config.max_cost) store.updateRecord({ max_cost: options.maxCost });
@@ -295,7 +298,7 @@ async function executeAgentRun(store: WritableRun, tasks: LoadedTask[], options:
   }
   emit(runStarted(store, specs, pending, agent.name, profile.name));
   const diagnose = failureDiagnoser(tasks, options.registry);
-  const { interrupted, costBudget } = await executeRun(pending, {
+  const { interrupted, costBudget } = await (options.executor ?? executeRun)(pending, {
     ...environment(options, config),
     store,
     onEvent: withFailureModes(emit, diagnose),

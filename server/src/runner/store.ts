@@ -148,7 +148,8 @@ export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
  *   `gateway-unreachable` (an in-process agent could not connect to our gateway), `agent-sandbox` (the
  *   runner could not build a confined agent's sandbox: its backend did not start, or did not come up before
  *   the agent's deadline, or its sockets or egress proxy could not be set up), `harness` (anything else on
- *   our side).
+ *   our side), `worker-setup` (a queue worker could not take the job: no set key for a
+ *   sealed run, an agent it cannot create from its own environment).
  * - `legacy`: an error recorded as text by a version before errors were typed.
  */
 export const AGENT_ERROR_CODES = [
@@ -171,7 +172,7 @@ export const AGENT_ERROR_CODES = [
   'model-content-filter',
   'model-endpoint',
 ] as const;
-export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'gateway-unreachable', 'agent-sandbox', 'harness'] as const;
+export const INFRA_ERROR_CODES = ['server-start', 'server-exited', 'server-timeout', 'server-failed', 'state-seed', 'state-read', 'gateway-unreachable', 'agent-sandbox', 'harness', 'worker-setup'] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
 export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[number];
 
@@ -193,6 +194,8 @@ export const EpisodeErrorSchema = z.object({
   http_status: z.number().int().optional(),
   /** Requests made to the endpoint before giving up (a model endpoint's retries included). */
   attempts: z.number().int().positive().optional(),
+  /** The machine the episode ran on, when a queue worker ran it (`mcpbench worker`). */
+  host: z.string().optional(),
 });
 
 /**

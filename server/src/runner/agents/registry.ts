@@ -81,6 +81,11 @@ export interface AgentDescriptor<Options extends Record<string, unknown> = Recor
   prepare?(input: Record<string, unknown>, context: AgentPrepareContext): Record<string, unknown>;
   /** Throws AgentOptionsError when the options (with the environment) do not make a working agent. */
   create(options: Options, context: AgentCreateContext): Agent;
+  /**
+   * The endpoint the agent calls, as its recorded options name it: what a queue caps the episodes in flight
+   * by, across all workers (`mcpbench run --queue --max-in-flight`). Default: the agent's name and options.
+   */
+  endpoint?(options: Options): string;
 }
 
 const nonEmpty = z.string().trim().min(1);
@@ -138,6 +143,7 @@ const endpoint: AgentDescriptor<{ url: string; prices?: string }> = {
       throw error;
     }
   },
+  endpoint: (options) => `endpoint ${options.url}`,
 };
 
 /**
@@ -163,6 +169,8 @@ function modelAgent(name: ModelAgentName, description: string, create: (settings
       const apiKey = env[settings.api_key_env]?.trim();
       return create(settings, { name, ...(apiKey ? { apiKey } : {}) });
     },
+    // The resolved settings name the model endpoint: what a queue caps the episodes in flight by.
+    endpoint: (settings) => `${name} ${settings.base_url} ${settings.model}`,
   };
 }
 
@@ -235,4 +243,12 @@ const definedOptions = (options: Record<string, unknown>) => Object.fromEntries(
 /** The variants a task is run as under an agent. */
 export function agentVariants(descriptor: AgentDescriptor, agent: Agent, task: Task): string[] {
   return descriptor.variants?.(task) ?? [agent.name];
+}
+
+/** The endpoint an agent with these (recorded) options calls: its descriptor's `endpoint`, else its name and options. */
+export function agentEndpoint(name: string, options: Record<string, unknown>): string {
+  const descriptor = descriptors.get(name);
+  if (descriptor?.endpoint) return descriptor.endpoint(options);
+  const keys = Object.keys(options).sort();
+  return keys.length ? `${name} ${JSON.stringify(options, keys)}` : name;
 }
