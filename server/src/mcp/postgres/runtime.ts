@@ -12,10 +12,9 @@ import { copyFileSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NamespaceRuntime } from '../namespace.ts';
 import { loadRegistry } from '../registry.ts';
-import { declaredTools } from '../simulation.ts';
+import { serveTools } from '../serve-tools.ts';
 import { canonicalHash } from '../../tasks/hash.ts';
 import {
   findRelation,
@@ -197,12 +196,6 @@ export async function snapshot(sandbox: string): Promise<PostgresState> {
 
 // ----------------------------------------------------------------------------------------------- server
 
-function textResult(result: unknown, isError = false): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result, null, 2) }];
-  if (isError) return { content, isError };
-  return typeof result === 'object' && result !== null && !Array.isArray(result) ? { content, structuredContent: result as Record<string, unknown> } : { content };
-}
-
 /** Postgres's own wording, with the SQLSTATE and the 1-based character position it points at. */
 function errorText(error: unknown): string {
   if (error instanceof PgError) {
@@ -281,7 +274,6 @@ export async function createServer(sandbox: string, version: string): Promise<Se
   rmSync(join(sandbox, END_STATE_FILE), { force: true });
   const db = await openSandbox(sandbox);
   const server = new Server({ name: 'mcpbench-postgres', version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
 
   const handlers: Record<string, (args: Record<string, string>) => Promise<unknown>> = {
     query: async ({ sql }) => rowsResult(await db.query(sql!, [], 'read-only')),
@@ -294,34 +286,14 @@ export async function createServer(sandbox: string, version: string): Promise<Se
     },
   };
 
-  // One call at a time, as one database session serves them.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const run = async (): Promise<CallToolResult> => {
-      const { name, arguments: args = {} } = request.params;
-      const tool = info.tools.get(name);
-      const handler = handlers[name];
-      if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-      if (!tool.validateInput(args)) {
-        const problems = (tool.validateInput.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message}`).join('; ');
-        return textResult(`invalid arguments for ${name}: ${problems}`, true);
-      }
-      try {
-        return textResult(await handler(args as Record<string, string>));
-      } catch (error) {
-        return textResult(errorText(error), true);
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
-  });
+  // Every error is the agent's to read (a syntax error, a constraint, a timeout), in Postgres's own wording.
+  const served = serveTools(server, info, { handlers, errorText });
   // On a clean shutdown, after the agent's last statement, the server writes the end state for snapshot() and
   // closes the database, which leaves the data directory ready to open without recovery. (Pending statements
   // keep the process alive until both are done.)
   server.onclose = () => {
-    queue = queue
-      .then(async () => {
+    void served
+      .afterCalls(async () => {
         const state = await readState(db);
         const partial = join(sandbox, `${END_STATE_FILE}.partial`);
         writeFileSync(partial, JSON.stringify(state));
