@@ -13,6 +13,10 @@ export interface PredicateContext<State> {
   state: State;
   /** The agent's final text answer; undefined when it gave none. */
   answer: string | undefined;
+  /** The namespace's initial state, in the same form as `state`, when the evaluation has it (the runner and the linter do). */
+  initial?: State;
+  /** The end state the task's first reference solution leaves, same form, when the evaluation has it. */
+  reference?: State;
 }
 
 /** A predicate's result: its value and the evidence it looked at (JSON-serialisable, shown in reports). */

@@ -10,10 +10,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
-import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
-import { parsePredicate } from '../predicates/tree.ts';
+import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
+import { leaves, parsePredicate } from '../predicates/tree.ts';
 import type { Task } from '../tasks/model.ts';
 import type { Agent } from './agents/agent.ts';
+import { createReferenceAgent } from './agents/reference.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { startServer, type RunningServer } from './launch.ts';
@@ -59,7 +60,51 @@ export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo
     .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
 }
 
+const NO_FAULTS: FaultProfile = { name: 'none', failure_rate: 0, fault_weights: {} };
+
+/** Per run (its environment object) and task hash: the end states the task's first reference solution leaves. */
+const referenceRuns = new WeakMap<EpisodeEnvironment, Map<string, Promise<NamespaceStates>>>();
+
+/** Whether the task's predicate compares with the first reference solution's end state (`<ns>.matchesReference`). */
+export function needsReferenceStates(task: Task, registry: Registry): boolean {
+  return leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => registry.predicate(leaf.name)?.needsReference);
+}
+
+/**
+ * The end states the task's first reference solution leaves: replayed once per run and task, at no faults, on
+ * fresh sandboxes, by the reference agent. Throws when that replay hits an infrastructure failure.
+ */
+export function referenceStates(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<NamespaceStates> {
+  let byTask = referenceRuns.get(env);
+  if (!byTask) referenceRuns.set(env, (byTask = new Map()));
+  let states = byTask.get(spec.taskHash);
+  if (!states) {
+    const replay: EpisodeSpec = {
+      task: spec.task,
+      taskHash: spec.taskHash,
+      agent: createReferenceAgent(),
+      profile: NO_FAULTS,
+      goal: spec.task.goal,
+      key: { task_id: spec.task.id, trial: 0, variant: 'reference:0', fault_profile: NO_FAULTS.name, perturbation: 'none' },
+    };
+    const { onEvent: _quiet, ...environment } = env;
+    states = playEpisode(replay, environment, false).then(({ result, states: end }) => {
+      if (!end) throw new Error(`the first reference solution could not be replayed for its end state: ${result.infra_error ?? 'no state'}`);
+      return end;
+    });
+    // A failed replay is not kept: the retry of the episode that needed it replays again.
+    states.catch(() => byTask.delete(spec.taskHash));
+    byTask.set(spec.taskHash, states);
+  }
+  return states;
+}
+
 export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeResult> {
+  return (await playEpisode(spec, env, needsReferenceStates(spec.task, env.registry))).result;
+}
+
+/** One episode, and the end states it read (undefined after an infrastructure failure). */
+async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withReference: boolean): Promise<{ result: EpisodeResult; states?: NamespaceStates }> {
   const { task, key } = spec;
   const started = new Date();
   const t0 = performance.now();
@@ -129,7 +174,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         }),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) return infraResult(`could not start the servers: ${(failed.reason as Error).message}`);
+    if (failed) return { result: infraResult(`could not start the servers: ${(failed.reason as Error).message}`) };
     const handles = new Map<string, ServerHandle>(servers);
     for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
       let starting: Promise<RunningServer> | undefined;
@@ -177,21 +222,28 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
 
     await gateway.close();
     const infra = gateway.infraError();
-    if (infra) return infraResult(`a server failed during the episode: ${infra.message}`);
+    if (infra) return { result: infraResult(`a server failed during the episode: ${infra.message}`) };
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);
     await Promise.all([...servers.values()].map((s) => s.close()));
     servers.clear();
-    const states: Record<string, unknown> = {};
+    const states: NamespaceStates = {};
     try {
       for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
     } catch (error) {
-      return infraResult(`could not read the end state: ${(error as Error).message}`);
+      return { result: infraResult(`could not read the end state: ${(error as Error).message}`) };
+    }
+    let reference: NamespaceStates | undefined;
+    try {
+      if (withReference) reference = await referenceStates(spec, env);
+    } catch (error) {
+      if (error instanceof EpisodeInterrupted || env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
+      return { result: infraResult((error as Error).message) };
     }
 
     const predicate = parsePredicate(task.success_predicate, ['success_predicate']);
-    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer));
+    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer, { initial: task.initial_state, ...(reference ? { reference } : {}) }));
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
     const result: EpisodeResult = {
@@ -208,7 +260,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     };
     if (answer !== undefined) result.answer = answer;
     if (agentError !== undefined) result.agent_error = agentError;
-    return result;
+    return { result, states };
   } finally {
     await gateway?.close().catch(() => undefined);
     await Promise.allSettled(lateStarts);

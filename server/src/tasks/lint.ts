@@ -397,7 +397,8 @@ class SemanticChecker {
 
   private checkPassesInitially(root: PredicateNode): void {
     const states = isObject(this.task.initial_state) ? this.task.initial_state : {};
-    const evaluateLeaf = stateLeafEvaluator(this.registry, states, undefined);
+    // The end state of an agent that does nothing is the initial state (`unchanged` holds; `matchesReference` is undecided).
+    const evaluateLeaf = stateLeafEvaluator(this.registry, states, undefined, { initial: states });
     if (evaluate(root, evaluateLeaf).value !== true) return;
     const trueLeaves = this.predicateLeaves
       .filter((leaf) => evaluateLeaf(leaf).value === true)

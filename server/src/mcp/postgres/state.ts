@@ -3,6 +3,8 @@
  * condition matches a row, how SQL type names compare. Rows are JSON, so numeric columns may arrive as
  * numbers (authored) or numeric text (a driver's `numeric`); both compare numerically.
  */
+import { deepEqual } from '../../json-values.ts';
+
 export interface Column {
   name: string;
   type: string;
@@ -117,15 +119,6 @@ export function asNumber(v: unknown): number | undefined {
   return undefined;
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as never)[k], (b as never)[k]));
-}
 
 /** Within tolerance, plus a relative epsilon so that 19.95 vs 19.9 with tolerance 0.05 is not lost to binary floats. */
 function near(a: number, e: number, tolerance: number): boolean {
