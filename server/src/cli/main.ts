@@ -179,6 +179,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .addOption(reporterOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--out <folder>', 'where the check run folder goes', 'runs')
+    .option('--mutants', 'mutation testing: replay mutants of every reference solution (dropped, swapped, cut steps, replaced arguments); a mutant that still passes fails the task unless listed in equivalent_mutants')
+    .option('--max-warnings <n>', 'exit 1 when check finds more warnings than this', integerOption)
     .action(async (paths: string[], options: CheckFlags) => {
       const registry = await loadRegistry();
       setExitCode(await checkCommand(paths, options, registry, io2(), packageJson.version));

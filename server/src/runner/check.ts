@@ -14,7 +14,9 @@ import { decideFault, loadFaultProfile } from './faults.ts';
 import { FAULT_PROFILES } from './faults.ts';
 import { Journal, type RunConfig } from './journal.ts';
 import { executeRun, type LoadedTask } from './run.ts';
+import { judgeMutants, planMutants, type MutationReport } from './mutants.ts';
 import type { SandboxBackend } from './sandbox.ts';
+import { JsonDocument, type JsonPath, type Position } from '../tasks/document.ts';
 import { FAULT_TYPES, RECOVERABLE, type EpisodeResult, type FaultProfile, type FaultType, type RunEvent } from './types.ts';
 
 export const RECOVERABLE_FAULTS = FAULT_TYPES.filter((type) => RECOVERABLE[type]);
@@ -45,7 +47,12 @@ export function probeTrial(profile: FaultProfile, seed: number, taskId: string, 
   return 0;
 }
 
-export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
+export interface CheckPlanOptions {
+  /** Mutation testing (`check --mutants`): also an episode per mutant of every reference solution. */
+  mutants?: { registry: Registry };
+}
+
+export function planCheck(tasks: LoadedTask[], seed: number, options: CheckPlanOptions = {}): EpisodeSpec[] {
   const reference = createReferenceAgent();
   const robust = createReferenceAgent({ retry: true, backoffMs: 50 });
   const specs: EpisodeSpec[] = [];
@@ -67,7 +74,29 @@ export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
       specs.push(spec(robust, 'reference:0', profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
     }
   }
+  if (options.mutants) specs.push(...planMutants(tasks, options.mutants.registry));
   return specs;
+}
+
+/** A finding of check with its stable code, as the linter's: what, how bad, and where in the task file. */
+export interface CheckFinding {
+  code: 'surviving-mutant';
+  severity: 'error' | 'warning';
+  message: string;
+  /** Where in the task file it points (a JSON path), when it points somewhere. */
+  path?: JsonPath;
+  /** `surviving-mutant`: the mutant's id (its diff is in the task's mutation report). */
+  mutant?: string;
+  /** The same place as 0-based line/character positions, when the task's text was at hand. */
+  start?: Position;
+  end?: Position;
+}
+
+/** Places a finding's path in the task's text (the node's range), as the linter places its findings. */
+function placed(finding: CheckFinding, document: JsonDocument | undefined): CheckFinding {
+  const node = finding.path && document?.nodeAt(finding.path);
+  if (!node || !document) return finding;
+  return { ...finding, start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) };
 }
 
 export interface TaskCheck {
@@ -78,11 +107,15 @@ export interface TaskCheck {
   coverage: Coverage;
   /** Fault type → whether the robust reference agent passed under it (undefined: not run). */
   faults: Partial<Record<FaultType, boolean>>;
+  /** Findings with a code and a place; an error among them fails the task (its message is in `problems` too). */
+  findings: CheckFinding[];
+  /** With `--mutants`: every mutant's outcome and the task's mutation score. */
+  mutation?: MutationReport;
 }
 
 /** Judges the check episodes of each task (the latest non-infra record per episode). */
-export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[]): TaskCheck[] {
-  return tasks.map(({ task, file }) => {
+export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[], options: CheckPlanOptions = {}): TaskCheck[] {
+  return tasks.map(({ task, file, text }) => {
     const mine = new Map<string, EpisodeResult>();
     for (const r of results) if (r.task_id === task.id && r.status !== 'infra_error') mine.set(`${r.variant}|${r.fault_profile}`, r);
     const problems: string[] = [];
@@ -117,7 +150,20 @@ export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[]): TaskC
       const missing = coverage.items.filter((i) => i.kind === 'branch' && !i.witnessed).map((i) => i.label);
       problems.push(`${coverage.paths.total - coverage.paths.covered} solution path(s) no reference solution witnesses: ${missing.join(', ')}`);
     }
-    return { task_id: task.id, file, ok: problems.length === 0, problems, coverage, faults };
+    const findings: CheckFinding[] = [];
+    let mutation: MutationReport | undefined;
+    if (options.mutants) {
+      mutation = judgeMutants(task, results, options.mutants.registry);
+      for (const m of mutation.mutants) {
+        if (m.outcome === 'not-run') problems.push(`mutant ${m.id}: not run (infrastructure error)`);
+        if (m.outcome !== 'survived') continue;
+        const message = `surviving mutant ${m.id} (${m.description}): the predicate still passes, on a different end state. Tighten the predicate, or list it in \`equivalent_mutants\` with the reason it may pass`;
+        findings.push({ code: 'surviving-mutant', severity: 'error', message, path: m.path, mutant: m.id });
+        problems.push(message);
+      }
+    }
+    const document = findings.length && text !== undefined ? new JsonDocument(file, text) : undefined;
+    return { task_id: task.id, file, ok: problems.length === 0, problems, coverage, faults, findings: findings.map((f) => placed(f, document)), ...(mutation ? { mutation } : {}) };
   });
 }
 
@@ -132,7 +178,9 @@ export interface CheckRunOptions {
   version: string;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
-  /** planCheck(tasks, seed), when the caller has made it already (to size a progress bar). */
+  /** Mutation testing of the predicates (`check --mutants`). */
+  mutants?: boolean;
+  /** planCheck(tasks, seed, ...), when the caller has made it already (to size a progress bar). */
   specs?: EpisodeSpec[];
 }
 
@@ -156,7 +204,8 @@ export async function runCheck(tasks: LoadedTask[], options: CheckRunOptions): P
     version: options.version,
   } as RunConfig;
   const journal = Journal.create(options.directory, config);
-  const specs = options.specs ?? planCheck(tasks, options.seed);
+  const plan: CheckPlanOptions = options.mutants ? { mutants: { registry: options.registry } } : {};
+  const specs = options.specs ?? planCheck(tasks, options.seed, plan);
   options.onEvent?.({ type: 'run-started', run_id: options.runId, tasks: config.tasks, episodes: specs.length, agent: 'check', fault_profile: 'check', seed: options.seed });
   const outcome = await executeRun(specs, {
     journal,
@@ -169,5 +218,5 @@ export async function runCheck(tasks: LoadedTask[], options: CheckRunOptions): P
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  return { checks: judgeCheck(tasks, journal.results()), interrupted: outcome.interrupted, journal };
+  return { checks: judgeCheck(tasks, journal.results(), plan), interrupted: outcome.interrupted, journal };
 }

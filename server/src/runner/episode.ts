@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
 import { leaves, parsePredicate } from '../predicates/tree.ts';
-import type { Task } from '../tasks/model.ts';
+import { canonicalHash } from '../tasks/hash.ts';
+import type { SolutionStep, Task } from '../tasks/model.ts';
 import type { Agent } from './agents/agent.ts';
 import { createReferenceAgent } from './agents/reference.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
@@ -34,6 +35,8 @@ export interface EpisodeSpec {
   goal: string;
   /** How `goal` was made, when it is perturbed: recorded with the result so a reviewer sees what the agent saw. */
   perturbed?: GoalPerturbation;
+  /** For the reference agent: the sequence to replay when it is not one of the task's own (a mutant). */
+  steps?: SolutionStep[];
 }
 
 export interface EpisodeEnvironment {
@@ -210,7 +213,7 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
     let answer: string | undefined;
     let agentError: string | undefined;
     try {
-      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, signal: controller.signal });
+      const outcome = await spec.agent.run({ task, goal: spec.goal, gateway: { url, tools: gateway.tools }, variant: key.variant, ...(spec.steps ? { steps: spec.steps } : {}), signal: controller.signal });
       answer = outcome.answer;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
@@ -260,6 +263,7 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
     };
     if (answer !== undefined) result.answer = answer;
     if (agentError !== undefined) result.agent_error = agentError;
+    result.end_state = canonicalHash(states);
     return { result, states };
   } finally {
     await gateway?.close().catch(() => undefined);

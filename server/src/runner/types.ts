@@ -123,6 +123,11 @@ export interface EpisodeResult extends EpisodeKey {
   agent_error?: string;
   /** 1 for the first attempt; infrastructure failures are retried. */
   attempt: number;
+  /**
+   * SHA-256 of the canonical JSON of the end states the predicate was judged on (by namespace): two episodes
+   * with the same value left the same state (check's mutation testing tells equivalent mutants by it).
+   */
+  end_state?: string;
   /** The goal the agent was shown, recorded when it was perturbed (or otherwise differs from the task's). */
   goal?: string;
   /** How `goal` was made from the task's goal. */

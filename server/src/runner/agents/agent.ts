@@ -4,7 +4,7 @@
  * the predicate. It returns its final text answer, if any.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Task } from '../../tasks/model.ts';
+import type { SolutionStep, Task } from '../../tasks/model.ts';
 
 export interface AgentContext {
   task: Task;
@@ -18,6 +18,8 @@ export interface AgentContext {
   };
   /** For the reference agent: which sequence to replay (`reference:0`, `counterexample:1`). */
   variant: string;
+  /** For the reference agent: the sequence itself, when it is not one of the task's own (a mutant of one). */
+  steps?: SolutionStep[];
   /** Aborted when the episode times out or the run is interrupted. */
   signal: AbortSignal;
 }
