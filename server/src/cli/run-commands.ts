@@ -418,7 +418,7 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const tasks = loadSet(paths.length ? paths : ['tasks'], registry);
   const runId = newRunId('check');
-  const specs = planCheck(tasks, flags.seed, flags.mutants ? { mutants: { registry } } : {});
+  const specs = planCheck(tasks, flags.seed, registry, flags.mutants ? { mutants: true } : {});
   const reporter = reporterFor(io, flags.reporter, specs.length);
   const interrupt = interruptSignal(io);
   let result: Awaited<ReturnType<typeof runCheck>>;

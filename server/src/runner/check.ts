@@ -14,7 +14,9 @@ import { decideFault, loadFaultProfile } from './faults.ts';
 import { FAULT_PROFILES } from './faults.ts';
 import { Journal, type RunConfig } from './journal.ts';
 import { executeRun, type LoadedTask } from './run.ts';
+import { underivableArguments } from './derivable.ts';
 import { judgeMutants, planMutants, type MutationReport } from './mutants.ts';
+import { firstAnswerLeaf, passingGuesses } from '../predicates/guesses.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { JsonDocument, type JsonPath, type Position } from '../tasks/document.ts';
 import { FAULT_TYPES, RECOVERABLE, type EpisodeResult, type FaultProfile, type FaultType, type RunEvent } from './types.ts';
@@ -49,10 +51,10 @@ export function probeTrial(profile: FaultProfile, seed: number, taskId: string, 
 
 export interface CheckPlanOptions {
   /** Mutation testing (`check --mutants`): also an episode per mutant of every reference solution. */
-  mutants?: { registry: Registry };
+  mutants?: boolean;
 }
 
-export function planCheck(tasks: LoadedTask[], seed: number, options: CheckPlanOptions = {}): EpisodeSpec[] {
+export function planCheck(tasks: LoadedTask[], seed: number, registry: Registry, options: CheckPlanOptions = {}): EpisodeSpec[] {
   const reference = createReferenceAgent();
   const robust = createReferenceAgent({ retry: true, backoffMs: 50 });
   const specs: EpisodeSpec[] = [];
@@ -74,13 +76,13 @@ export function planCheck(tasks: LoadedTask[], seed: number, options: CheckPlanO
       specs.push(spec(robust, 'reference:0', profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
     }
   }
-  if (options.mutants) specs.push(...planMutants(tasks, options.mutants.registry));
+  if (options.mutants) specs.push(...planMutants(tasks, registry));
   return specs;
 }
 
 /** A finding of check with its stable code, as the linter's: what, how bad, and where in the task file. */
 export interface CheckFinding {
-  code: 'surviving-mutant';
+  code: 'surviving-mutant' | 'guessable-answer' | 'underivable-argument';
   severity: 'error' | 'warning';
   message: string;
   /** Where in the task file it points (a JSON path), when it points somewhere. */
@@ -114,7 +116,7 @@ export interface TaskCheck {
 }
 
 /** Judges the check episodes of each task (the latest non-infra record per episode). */
-export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[], options: CheckPlanOptions = {}): TaskCheck[] {
+export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[], registry: Registry, options: CheckPlanOptions = {}): TaskCheck[] {
   return tasks.map(({ task, file, text }) => {
     const mine = new Map<string, EpisodeResult>();
     for (const r of results) if (r.task_id === task.id && r.status !== 'infra_error') mine.set(`${r.variant}|${r.fault_profile}`, r);
@@ -151,9 +153,31 @@ export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[], option
       problems.push(`${coverage.paths.total - coverage.paths.covered} solution path(s) no reference solution witnesses: ${missing.join(', ')}`);
     }
     const findings: CheckFinding[] = [];
+    const root = parsePredicate(task.success_predicate, ['success_predicate']);
+    const firstPassing = passing.find((r) => r.verdict);
+    if (firstPassing?.verdict) {
+      const guesses = passingGuesses(task, registry, firstPassing.verdict);
+      if (guesses.length) {
+        const shown = guesses.slice(0, 3).map((g) => `${JSON.stringify(g.answer)} (${g.source})`).join(', ');
+        findings.push({
+          code: 'guessable-answer',
+          severity: 'warning',
+          message: `the answer can be guessed: ${shown}${guesses.length > 3 ? ` and ${guesses.length - 3} more` : ''} pass${guesses.length === 1 ? 'es' : ''} in place of the reference answer. Check a value only the data gives`,
+          ...(firstAnswerLeaf(root, registry) ? { path: firstAnswerLeaf(root, registry)! } : {}),
+        });
+      }
+    }
+    for (const u of underivableArguments(task, registry, results)) {
+      findings.push({
+        code: 'underivable-argument',
+        severity: 'warning',
+        message: `the agent cannot know \`${u.unknown}\`: it is not in the goal and no earlier call of reference solution ${u.solution + 1} returns it (step ${u.step + 1}). Name it in the goal, or add the call that finds it`,
+        path: u.path,
+      });
+    }
     let mutation: MutationReport | undefined;
     if (options.mutants) {
-      mutation = judgeMutants(task, results, options.mutants.registry);
+      mutation = judgeMutants(task, results, registry);
       for (const m of mutation.mutants) {
         if (m.outcome === 'not-run') problems.push(`mutant ${m.id}: not run (infrastructure error)`);
         if (m.outcome !== 'survived') continue;
@@ -204,8 +228,8 @@ export async function runCheck(tasks: LoadedTask[], options: CheckRunOptions): P
     version: options.version,
   } as RunConfig;
   const journal = Journal.create(options.directory, config);
-  const plan: CheckPlanOptions = options.mutants ? { mutants: { registry: options.registry } } : {};
-  const specs = options.specs ?? planCheck(tasks, options.seed, plan);
+  const plan: CheckPlanOptions = options.mutants ? { mutants: true } : {};
+  const specs = options.specs ?? planCheck(tasks, options.seed, options.registry, plan);
   options.onEvent?.({ type: 'run-started', run_id: options.runId, tasks: config.tasks, episodes: specs.length, agent: 'check', fault_profile: 'check', seed: options.seed });
   const outcome = await executeRun(specs, {
     journal,
@@ -218,5 +242,5 @@ export async function runCheck(tasks: LoadedTask[], options: CheckRunOptions): P
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
-  return { checks: judgeCheck(tasks, journal.results(), plan), interrupted: outcome.interrupted, journal };
+  return { checks: judgeCheck(tasks, journal.results(), options.registry, plan), interrupted: outcome.interrupted, journal };
 }
