@@ -1,6 +1,9 @@
 /**
  * The `mcpbench` command: argv onto the engine. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { doctor } from './doctor.ts';
 import { checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
@@ -133,6 +136,31 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       } catch (error) {
         if (error instanceof ServeError) throw new ExitError(error.message, EXIT_USAGE);
         throw error;
+      }
+    });
+
+  program
+    .command('state')
+    .description("Build a namespace's initial state from a file in its backend's own format (postgres: a SQL script such as a dump), printed as the JSON `initial_state.<ns>` takes.")
+    .argument('<namespace>', 'the namespace, e.g. postgres')
+    .requiredOption('--from <file>', 'the file to build the state from')
+    .action(async (namespace: string, options: { from: string }) => {
+      const info = (await loadRegistry()).get(namespace);
+      const build = info?.plugin?.runtime?.stateFrom;
+      if (!info || !build) throw new ExitError(`${namespace} cannot build a state from a file${info ? '' : ' (unknown namespace)'}`, EXIT_USAGE);
+      let text: string;
+      try {
+        text = readText(options.from);
+      } catch (error) {
+        throw new ExitError(`${options.from}: ${(error as Error).message}`, EXIT_USAGE);
+      }
+      const scratch = mkdtempSync(join(tmpdir(), `mcpbench-state-${namespace}-`));
+      try {
+        io.stdout(JSON.stringify(await build(text, scratch), null, 2) + '\n');
+      } catch (error) {
+        throw new ExitError(`${options.from}: ${(error as Error).message}`, EXIT_FINDINGS);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
       }
     });
 

@@ -62,6 +62,11 @@ export interface NamespaceRuntime<State> {
   createServer?(sandbox: string, version: string): Promise<import('@modelcontextprotocol/sdk/server/index.js').Server>;
   /** `npm` namespaces: the command that starts the official server on the sandbox (stdio). */
   launch?(sandbox: string): { command: string; args: string[]; env?: Record<string, string> };
+  /**
+   * Builds a state from a file in the backend's own format (Postgres: a SQL script), by loading it into a
+   * fresh backend in the empty folder `scratch` and reading it back: `mcpbench state <ns> --from FILE`.
+   */
+  stateFrom?(text: string, scratch: string): Promise<State>;
 }
 
 export interface NamespacePlugin<State = unknown> {

@@ -31,6 +31,7 @@ import {
 import { Database, PgError, TimeoutError, pglite, type Queryable, type Result } from './database.ts';
 import { createDatabase, databaseUrl, DATABASE_FILE, DATABASE_URL_ENV, dropDatabase, ExternalDatabase, readRecord, requireUrl, urlFor, writeRecord } from './external.ts';
 import { build } from './seed-sql.ts';
+import { applyStyles, readStyles, seededStyles, writeStyles } from './time-format.ts';
 import { normalizeState, type PostgresState } from './state.ts';
 
 export const DATA_DIR = 'pgdata';
@@ -132,6 +133,7 @@ async function seedExternal(url: string, state: PostgresState, sandbox: string):
 
 export async function seed(state: PostgresState, sandbox: string): Promise<void> {
   rmSync(join(sandbox, END_STATE_FILE), { force: true });
+  writeStyles(sandbox, seededStyles(state));
   const url = databaseUrl();
   if (url) return seedExternal(url, state, sandbox);
   rmSync(join(sandbox, DATABASE_FILE), { force: true });
@@ -161,8 +163,8 @@ export async function dispose(sandbox: string): Promise<void> {
  */
 export const END_STATE_FILE = 'end-state.json';
 
-/** The database's tables, rows and indexes in the state shape. */
-async function readState(db: Queryable): Promise<PostgresState> {
+/** The database's tables, rows and indexes in the state shape, dates and times in the form they were seeded in. */
+async function readState(db: Queryable, sandbox: string): Promise<PostgresState> {
   const tables: PostgresState['tables'] = {};
   for (const relation of await listRelations(db, ['r', 'p'])) {
     const constraints = await readConstraints(db, relation.oid);
@@ -175,7 +177,7 @@ async function readState(db: Queryable): Promise<PostgresState> {
     tables[name] = { columns, rows: jsonRows(result.rows, result.fields) };
   }
   const indexes = (await readIndexes(db)).map(({ definition: _definition, ...index }) => index);
-  return { tables, indexes };
+  return applyStyles({ tables, indexes }, readStyles(sandbox));
 }
 
 /**
@@ -188,7 +190,7 @@ export async function snapshot(sandbox: string): Promise<PostgresState> {
   if (existsSync(written)) return JSON.parse(readFileSync(written, 'utf8')) as PostgresState;
   const db = await openSandbox(sandbox);
   try {
-    return await readState(db);
+    return await readState(db, sandbox);
   } finally {
     await db.close();
   }
@@ -294,7 +296,7 @@ export async function createServer(sandbox: string, version: string): Promise<Se
   server.onclose = () => {
     void served
       .afterCalls(async () => {
-        const state = await readState(db);
+        const state = await readState(db, sandbox);
         const partial = join(sandbox, `${END_STATE_FILE}.partial`);
         writeFileSync(partial, JSON.stringify(state));
         renameSync(partial, join(sandbox, END_STATE_FILE));
@@ -315,7 +317,20 @@ export function network(sandbox: string): { env: Record<string, string> } | unde
   return record ? { env: { [DATABASE_URL_ENV]: requireUrl(record) } } : undefined;
 }
 
+/** The state a SQL script builds in an empty database (a dump, a schema with its data), read back as a snapshot is. */
+export async function stateFrom(sql: string, scratch: string): Promise<PostgresState> {
+  const dir = join(scratch, DATA_DIR);
+  copyTree(await blankTemplate(), dir);
+  const db = await Database.open(dir);
+  try {
+    await db.exec(sql, 'write');
+    return await readState(db, scratch);
+  } finally {
+    await db.close();
+  }
+}
+
 export const runtime: NamespaceRuntime<PostgresState> & {
   dispose(sandbox: string): Promise<void>;
   network(sandbox: string): { env: Record<string, string> } | undefined;
-} = { seed, snapshot, createServer, dispose, network };
+} = { seed, snapshot, createServer, dispose, network, stateFrom };

@@ -125,6 +125,18 @@ function near(a: number, e: number, tolerance: number): boolean {
   return Math.abs(a - e) <= tolerance + 1e-9 * Math.max(1, Math.abs(a), Math.abs(e));
 }
 
+const INSTANT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Microseconds since the epoch of an ISO 8601 timestamp (no zone: UTC), or undefined when it is not one. */
+function instant(text: string): number | undefined {
+  const m = INSTANT.exec(text);
+  if (!m) return undefined;
+  const [seconds, micro = ''] = m[2]!.split('.');
+  const zone = m[3] === undefined || m[3] === 'Z' ? 'Z' : m[3].length === 3 ? `${m[3]}:00` : m[3].includes(':') ? m[3] : `${m[3].slice(0, 3)}:${m[3].slice(3)}`;
+  const ms = Date.parse(`${m[1]}T${seconds}${zone}`);
+  return Number.isNaN(ms) ? undefined : ms * 1000 + Number(micro.padEnd(6, '0'));
+}
+
 /** SQL-ish equality for JSON values: null = null here (a predicate asks "is it null"), numbers numerically. */
 export function valuesEqual(actual: unknown, expected: unknown, tolerance = 0): boolean {
   if (actual === null || actual === undefined || expected === null || expected === undefined) {
@@ -138,6 +150,9 @@ export function valuesEqual(actual: unknown, expected: unknown, tolerance = 0): 
   if (typeof actual === 'boolean' || typeof expected === 'boolean') return actual === expected;
   if (typeof actual === 'string' && typeof expected === 'string') {
     if (actual === expected) return true;
+    // One instant written two ways ("1962-02-18T00:00:00.000Z", "1962-02-18 00:00:00+00") is one value.
+    const [at, expectedAt] = [instant(actual), instant(expected)];
+    if (at !== undefined && expectedAt !== undefined) return at === expectedAt;
     // numeric(10,2) text '19.90' against '19.9'
     const a = asNumber(actual);
     const e = asNumber(expected);
