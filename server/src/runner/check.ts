@@ -171,7 +171,7 @@ export function judgeCheck(tasks: LoadedTask[], results: EpisodeResult[], regist
       findings.push({
         code: 'underivable-argument',
         severity: 'warning',
-        message: `the agent cannot know \`${u.unknown}\`: it is not in the goal and no earlier call of reference solution ${u.solution + 1} returns it (step ${u.step + 1}). Name it in the goal, or add the call that finds it`,
+        message: `the agent cannot know \`${u.unknown}\`${u.value !== undefined && u.value !== u.unknown ? ` (in \`${u.value}\`)` : ''}: it is not in the goal and no earlier call of reference solution ${u.solution + 1} returns it (step ${u.step + 1}). Name it in the goal, or add the call that finds it`,
         path: u.path,
       });
     }

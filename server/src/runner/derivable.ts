@@ -6,25 +6,43 @@
  * reference solution knows something no agent can, and the task measures luck (finding
  * `underivable-argument`, on the argument's exact place).
  *
- * Values are compared by tokens (runs of letters, digits and `_`, case-insensitive); a token counts when it
- * is distinctive (three characters or more, or two with a digit) and occurs in the initial state: free text
- * the agent writes (a message, a note) holds words of its own, which is fine.
+ * Values are compared by tokens (runs of letters, digits and `_`, case-insensitive). A token counts when it
+ * looks like an identifier (a number of two digits or more, a digit, an `_`, or a capital after the first
+ * letter: `C0OPS`, `warehouse_code`, `112`) and occurs in the initial state; plain words are the agent's own
+ * (free text it writes, a message, a note), which is fine. Dates and times the goal writes in words ("Tuesday
+ * 2 June 2026 at 1 pm") are known in their ISO forms too (`2026-06-02`, `13:00`).
  */
 import type { Registry } from '../mcp/registry.ts';
 import type { JsonPath } from '../tasks/document.ts';
 import type { Task } from '../tasks/model.ts';
+import { extractDates } from '../mcp/answer/predicates.ts';
 import type { EpisodeResult } from './types.ts';
 
 const TOKEN = /[\p{L}\p{N}_]+/gu;
-/** A value up to this long is shown whole in the finding; a longer one by its first unknown token. */
+/** A value up to this long is shown whole in the finding, next to its unknown token. */
 const MAX_SHOWN = 40;
 
 function tokens(text: string): string[] {
   return (text.match(TOKEN) ?? []).map((t) => t.toLowerCase());
 }
 
-function distinctive(token: string): boolean {
-  return token.length >= 3 || (token.length === 2 && /\p{N}/u.test(token));
+/** Whether a token (as written) looks like an identifier rather than a word of prose. */
+function identifierLike(token: string): boolean {
+  return (/\p{N}/u.test(token) && token.length >= 2) || token.includes('_') || /^.+\p{Lu}/u.test(token);
+}
+
+/** Times of day a text names ("1 pm", "3:45 pm", "13:00", "noon"), as HH:MM. */
+export function timesIn(text: string): string[] {
+  const out: string[] = [];
+  const pad = (n: number) => String(n).padStart(2, '0');
+  for (const m of text.matchAll(/\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?(?![\p{L}])/giu)) {
+    const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'p' ? 12 : 0);
+    if (hour < 24) out.push(`${pad(hour)}:${m[2] ?? '00'}`);
+  }
+  for (const m of text.matchAll(/\b([01]?\d|2[0-3]):([0-5]\d)\b/g)) out.push(`${pad(Number(m[1]))}:${m[2]}`);
+  if (/\bnoon\b/i.test(text)) out.push('12:00');
+  if (/\bmidnight\b/i.test(text)) out.push('00:00');
+  return out;
 }
 
 /** Every enum, default and const value anywhere in a JSON Schema, as text. */
@@ -60,11 +78,18 @@ function resultText(result: unknown): string {
   return parts.join('\n');
 }
 
+/** The tokens a text tells the agent: its own, and those of the ISO forms of the dates and times it writes in words. */
+function knownTokens(text: string): string[] {
+  return tokens([text, ...extractDates(text), ...timesIn(text)].join(' '));
+}
+
 export interface UnderivableArgument {
   /** Where the argument is in the task file. */
   path: JsonPath;
-  /** The value no agent can know (or, in a long value, its first unknown token), as the solution writes it. */
+  /** The part of the value no agent can know (its first unknown token), as the solution writes it. */
   unknown: string;
+  /** The whole value, when it is short enough to show. */
+  value?: string;
   solution: number;
   step: number;
 }
@@ -74,8 +99,8 @@ export interface UnderivableArgument {
  * reference episodes at no faults (their recorded results are what an agent would have seen).
  */
 export function underivableArguments(task: Task, registry: Registry, results: readonly EpisodeResult[]): UnderivableArgument[] {
-  const inState = new Set(tokens(JSON.stringify(task.initial_state)).filter(distinctive));
-  const fromGoal = tokens(task.goal);
+  const inState = new Set(tokens(JSON.stringify(task.initial_state)));
+  const fromGoal = knownTokens(task.goal);
   const found: UnderivableArgument[] = [];
   task.reference_solutions.forEach((steps, s) => {
     const episode = [...results].reverse().find((r) => r.task_id === task.id && r.variant === `reference:${s}` && r.fault_profile === 'none' && r.status !== 'infra_error');
@@ -89,13 +114,13 @@ export function underivableArguments(task: Task, registry: Registry, results: re
         const text = String(value);
         const missing = (text.match(TOKEN) ?? []).find((t) => {
           const token = t.toLowerCase();
-          return distinctive(token) && inState.has(token) && !known.has(token) && !fromSchema.has(token);
+          return identifierLike(t) && inState.has(token) && !known.has(token) && !fromSchema.has(token);
         });
-        if (missing !== undefined) found.push({ path: ['reference_solutions', s, j, 'arguments', ...path], unknown: text.length <= MAX_SHOWN ? text : missing, solution: s, step: j });
+        if (missing !== undefined) found.push({ path: ['reference_solutions', s, j, 'arguments', ...path], unknown: missing, value: text.length <= MAX_SHOWN ? text : undefined, solution: s, step: j });
       }
       // What this call returned is known from the next step on.
       const record = episode.calls[call++];
-      if (record) for (const token of tokens(resultText(record.result))) known.add(token);
+      if (record) for (const token of knownTokens(resultText(record.result))) known.add(token);
     });
   });
   return found;
