@@ -8,7 +8,8 @@
  *
  * Values are compared by tokens (runs of letters, digits and `_`, case-insensitive). A token counts when it
  * looks like an identifier (a number of two digits or more, a digit, an `_`, or a capital after the first
- * letter: `C0OPS`, `warehouse_code`, `112`) and occurs in the initial state; plain words are the agent's own
+ * letter in a token of three or more: `C0OPS`, `warehouse_code`, `112`, `LON`; not SQL's `ON`) and occurs in
+ * the initial state; plain words are the agent's own
  * (free text it writes, a message, a note), which is fine. Dates and times the goal writes in words ("Tuesday
  * 2 June 2026 at 1 pm") are known in their ISO forms too (`2026-06-02`, `13:00`).
  */
@@ -28,7 +29,7 @@ function tokens(text: string): string[] {
 
 /** Whether a token (as written) looks like an identifier rather than a word of prose. */
 function identifierLike(token: string): boolean {
-  return (/\p{N}/u.test(token) && token.length >= 2) || token.includes('_') || /^.+\p{Lu}/u.test(token);
+  return (/\p{N}/u.test(token) && token.length >= 2) || token.includes('_') || (token.length >= 3 && /^.+\p{Lu}/u.test(token));
 }
 
 /** Times of day a text names ("1 pm", "3:45 pm", "13:00", "noon"), as HH:MM. */

@@ -11,7 +11,9 @@
  * - `stop`: stop after a step, when what is cut holds a write or the answer;
  * - `step<i>/<pointer>=<value>`: one argument of a write replaced by another valid value of the same type,
  *   the nearest one taken from the initial state at the same place (another file, another record's id),
- *   else from the goal, else from the tool schema's enum; a boolean is flipped.
+ *   else from the goal, else from the tool schema's enum; a boolean is flipped. Prose (a message, a reason,
+ *   an observation: text with spaces) is replaced only by other prose of the state at the same place: the
+ *   wording of free text is the agent's, and a goal word in its place is not a mistake a predicate should catch.
  * Reads are never mutated: a read changes no state, and the reference agent's answer is written, not read,
  * so no predicate could tell. For the same reason two sequences with the same writes in the same order are
  * one mutant (the first id is kept); mutants that write what the empty sequence (noop), a reference solution
@@ -214,10 +216,12 @@ export function deriveMutants(task: Task, registry: Registry): Mutant[] {
         let candidates: (string | number)[] = [];
         if (typeof value !== 'boolean') {
           // Nearest first within each source, sources in order: the state at the same place, the goal's
-          // named values, its other tokens, the schema's enum.
+          // named values, its other tokens, the schema's enum. Prose the agent writes (a message, a reason: text
+          // with spaces) is replaced only by other prose of the state at the same place, never by a goal word.
+          const prose = typeof value === 'string' && /\s/.test(value.trim());
           const sources: unknown[][] = [
             places.siblings(value),
-            ...(typeof value === 'number' ? [goalNumbers] : [named, tokens]),
+            ...(prose ? [] : typeof value === 'number' ? [goalNumbers] : [named, tokens]),
             path.length === 1 ? enumOf(inputSchema, path[0]!) : [],
           ];
           candidates = sources.flatMap((source) => byNearness(value, source.filter((v): v is string | number => v !== value && typeof v === typeof value)));
