@@ -87,7 +87,7 @@ test('underivable: an id no goal and no earlier result gives is reported at its 
   const blind: Task = { ...t, reference_solutions: [[{ tool: 'travel.hold_flight', arguments: { flight_id: 'AA-500' } }]] };
   const episode = (calls: unknown[]): EpisodeResult => ({ task_id: t.id, variant: 'reference:0', fault_profile: 'none', status: 'passed', calls }) as unknown as EpisodeResult;
   const found = underivableArguments(blind, registry, [episode([{ index: 0, result: { content: [{ type: 'text', text: 'Held AA-500' }] } }])]);
-  assert.deepEqual(found, [{ path: ['reference_solutions', 0, 0, 'arguments', 'flight_id'], unknown: 'AA', value: 'AA-500', solution: 0, step: 0 }]);
+  assert.deepEqual(found, [{ path: ['reference_solutions', 0, 0, 'arguments', 'flight_id'], unknown: '500', value: 'AA-500', solution: 0, step: 0 }]);
   // Search first: the result names AA-500, so holding it is derivable.
   const searched: Task = { ...t, reference_solutions: [[{ tool: 'travel.search_flights', arguments: { origin: 'LON', dest: 'PAR', date: '2026-03-01' } }, { tool: 'travel.hold_flight', arguments: { flight_id: 'AA-500' } }]] };
   const result = { content: [{ type: 'text', text: JSON.stringify({ flights: FLIGHTS.flights }, null, 2) }] };
