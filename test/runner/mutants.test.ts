@@ -127,3 +127,19 @@ test('check --mutants: a weak predicate fails on its survivors; the full one kil
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('equivalent_mutants: `<argument>=*` covers every replacement of that argument; the linter checks the argument exists', async () => {
+  const registry = await loadRegistry();
+  const { coversMutant, argumentExists } = await import('../../server/src/tasks/mutants.ts');
+  const { lintTask } = await import('../../server/src/tasks/lint.ts');
+  assert.ok(coversMutant('ref1.step1/time=*', 'ref1.step1/time=15:00'));
+  assert.ok(!coversMutant('ref1.step1/time=*', 'ref1.step1/date=2026-01-04'));
+  assert.ok(coversMutant('ref1.drop1', 'ref1.drop1') && !coversMutant('ref1.drop1', 'ref1.drop10'));
+  const task = moveBudget();
+  assert.ok(argumentExists(task, 'ref1.step2/topic=*'));
+  assert.ok(!argumentExists(task, 'ref1.step2/colour=*'));
+  const codes = (entries: { mutant: string; reason: string }[]) =>
+    lintTask('t.json', JSON.stringify({ ...task, counterexamples: [[]], equivalent_mutants: entries }), registry).diagnostics.map((d) => d.code);
+  assert.ok(!codes([{ mutant: 'ref1.step2/topic=*', reason: 'free' }]).includes('unknown-mutant'));
+  assert.ok(codes([{ mutant: 'ref1.step9/topic=*', reason: 'free' }]).includes('unknown-mutant'));
+});

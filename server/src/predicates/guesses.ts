@@ -60,7 +60,8 @@ export function trivialGuesses(task: Task, root: PredicateNode): Guess[] {
   for (const value of scalarStrings(task.initial_state)) {
     if (fromState >= MAX_STATE_GUESSES) break;
     const lower = value.toLowerCase();
-    if (!value.trim() || named.some((n) => lower.includes(n))) continue;
+    // Named either way round: a predicate argument inside the value, or the value inside an argument (a pattern `\bKB-72\b`).
+    if (!value.trim() || named.some((n) => lower.includes(n) || (lower.length >= 2 && n.includes(lower)))) continue;
     guesses.push({ answer: value, source: 'a value of the initial state the predicate does not name' });
     fromState++;
   }

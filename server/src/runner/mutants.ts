@@ -14,7 +14,7 @@
  */
 import { diffArrays } from 'diff';
 import type { Registry } from '../mcp/registry.ts';
-import { deriveMutants, type Mutant } from '../tasks/mutants.ts';
+import { coversMutant, deriveMutants, type Mutant } from '../tasks/mutants.ts';
 import type { JsonPath } from '../tasks/document.ts';
 import type { SolutionStep, Task } from '../tasks/model.ts';
 import { createReferenceAgent } from './agents/reference.ts';
@@ -100,7 +100,7 @@ export function mutantDiff(reference: SolutionStep[], mutant: SolutionStep[]): s
 export function judgeMutants(task: Task, results: readonly EpisodeResult[], registry: Registry): MutationReport {
   const latest = new Map<string, EpisodeResult>();
   for (const r of results) if (r.task_id === task.id && r.fault_profile === NONE.name && r.status !== 'infra_error') latest.set(r.variant, r);
-  const declared = new Map((task.equivalent_mutants ?? []).map((e) => [e.mutant, e.reason]));
+  const declared = task.equivalent_mutants ?? [];
   const verdicts = deriveMutants(task, registry).map((mutant: Mutant): MutantVerdict => {
     const base = { id: mutant.id, description: mutant.description, solution: mutant.solution, path: mutant.path };
     const run = latest.get(`${MUTANT_VARIANT_PREFIX}${mutant.id}`);
@@ -110,8 +110,8 @@ export function judgeMutants(task: Task, results: readonly EpisodeResult[], regi
     if (reference?.passed && reference.end_state !== undefined && reference.end_state === run.end_state && reference.answer === run.answer) {
       return { ...base, outcome: 'equivalent' };
     }
-    const reason = declared.get(mutant.id);
-    if (reason !== undefined) return { ...base, outcome: 'declared-equivalent', reason };
+    const entry = declared.find((e) => coversMutant(e.mutant, mutant.id));
+    if (entry) return { ...base, outcome: 'declared-equivalent', reason: entry.reason };
     return { ...base, outcome: 'survived', diff: mutantDiff(task.reference_solutions[mutant.solution] ?? [], mutant.steps) };
   });
   const count = (outcome: MutantOutcome) => verdicts.filter((v) => v.outcome === outcome).length;

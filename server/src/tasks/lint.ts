@@ -14,7 +14,7 @@ import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
 import { firstAnswerLeaf, passingBlindAnswers } from '../predicates/guesses.ts';
-import { deriveMutants } from './mutants.ts';
+import { argumentExists, deriveMutants } from './mutants.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
 
 /** `answer` checks the final text; it is not a server and need not be listed in `server`. */
@@ -434,6 +434,8 @@ class SemanticChecker {
     const ids = deriveMutants(task.data, this.registry).map((m) => m.id);
     declared.forEach((entry, i) => {
       if (!isObject(entry) || typeof entry.mutant !== 'string' || ids.includes(entry.mutant)) return;
+      // `<argument>=*`: every replacement of an argument the reference solution has (some may not be derived).
+      if (entry.mutant.endsWith('=*') && argumentExists(task.data, entry.mutant)) return;
       const suggestion = closest(entry.mutant, ids);
       const span = this.spanAt(['equivalent_mutants', i, 'mutant']);
       const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(span, suggestion)] }] : [];

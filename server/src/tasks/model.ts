@@ -173,7 +173,8 @@ export const EquivalentMutant = z
   .strictObject({
     mutant: z.string().min(1).meta({
       title: 'Mutant',
-      description: 'The mutant id as `mcpbench check --mutants` prints it (`ref1.drop2`, `ref1.swap1-3`, `ref1.step2/path=notes.txt`).',
+      description:
+        'The mutant id as `mcpbench check --mutants` prints it (`ref1.drop2`, `ref1.swap1-3`, `ref1.step2/path=notes.txt`), or `<step and argument>=*` for every replacement of one argument (`ref1.step3/relations/1/relationType=*`: that value is free).',
       examples: ['ref1.swap1-2'],
     }),
     reason: z.string().min(1).meta({

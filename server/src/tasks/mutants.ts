@@ -168,6 +168,28 @@ function describeStep(step: SolutionStep): string {
   return isCall(step) ? step.tool : 'the final answer';
 }
 
+/**
+ * Whether an `equivalent_mutants` entry covers a mutant: its id, or `<prefix>=*` for every replacement of one
+ * argument (`ref1.step3/relations/1/relationType=*`: the relation type of that link is free).
+ */
+export function coversMutant(entry: string, id: string): boolean {
+  return entry.endsWith('=*') ? id.startsWith(entry.slice(0, -1)) : entry === id;
+}
+
+/** For a `<prefix>=*` entry: whether the argument it names exists in the reference solutions (`ref1.step3/relations/1/relationType`). */
+export function argumentExists(task: Task, entry: string): boolean {
+  const m = /^ref(\d+)\.step(\d+)(\/.*)=\*$/.exec(entry);
+  if (!m) return false;
+  const step = task.reference_solutions[Number(m[1]) - 1]?.[Number(m[2]) - 1];
+  if (!step || !isCall(step)) return false;
+  let value: unknown = step.arguments ?? {};
+  for (const token of m[3]!.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, token)) return false;
+    value = (value as Record<string, unknown>)[token];
+  }
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
 /** Every mutant of every reference solution of `task`, in a stable order, duplicates removed. */
 export function deriveMutants(task: Task, registry: Registry): Mutant[] {
   const places = new StatePlaces(task, registry);
@@ -224,7 +246,10 @@ export function deriveMutants(task: Task, registry: Registry): Mutant[] {
             ...(prose ? [] : typeof value === 'number' ? [goalNumbers] : [named, tokens]),
             path.length === 1 ? enumOf(inputSchema, path[0]!) : [],
           ];
-          candidates = sources.flatMap((source) => byNearness(value, source.filter((v): v is string | number => v !== value && typeof v === typeof value)));
+          // A value that differs only in case is the same value to people (and to case-insensitive predicates).
+          const other = (v: unknown): v is string | number =>
+            typeof v === typeof value && v !== value && !(typeof v === 'string' && v.toLowerCase() === String(value).toLowerCase());
+          candidates = sources.flatMap((source) => byNearness(value, source.filter(other)));
         }
         const replacements: unknown[] = typeof value === 'boolean' ? [!value] : [...new Set(candidates)];
         for (const replacement of replacements) {
