@@ -79,9 +79,17 @@ function resultText(result: unknown): string {
   return parts.join('\n');
 }
 
-/** The tokens a text tells the agent: its own, and those of the ISO forms of the dates and times it writes in words. */
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** The two-digit numbers of the months a text names ("March 2026" → `03`). */
+function monthsIn(text: string): string[] {
+  const words = new Set(tokens(text));
+  return MONTHS.flatMap((month, i) => (words.has(month) || (month.length > 4 && words.has(month.slice(0, 3))) ? [String(i + 1).padStart(2, '0')] : []));
+}
+
+/** The tokens a text tells the agent: its own, and those of the ISO forms of the dates, months and times it writes in words. */
 function knownTokens(text: string): string[] {
-  return tokens([text, ...extractDates(text), ...timesIn(text)].join(' '));
+  return tokens([text, ...extractDates(text), ...monthsIn(text), ...timesIn(text)].join(' '));
 }
 
 export interface UnderivableArgument {
