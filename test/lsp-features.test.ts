@@ -92,6 +92,13 @@ describe('language server features over the protocol', () => {
     const items = await complete(moveReport.replace('{ "filesystem.fileExists": { "path": "archive/report.txt" } },', '{ "|" },'));
     const keys = labels(items);
     for (const expected of ['all', 'any', 'not', 'filesystem.fileExists', 'filesystem.directoryContains', 'answer.includes']) assert.ok(keys.includes(expected), expected);
+    // The generic state predicates the registry gives every namespace with a state, documented like the rest.
+    for (const generic of ['filesystem.unchanged', 'filesystem.stateEquals', 'filesystem.matchesReference']) {
+      const item = items.find((i) => i.label === generic);
+      assert.ok(item, generic);
+      assert.match(markdown(item.documentation), /JSON pointer/, generic);
+    }
+    assert.ok(!keys.includes('answer.unchanged'), 'the answer namespace has no state');
     assert.ok(!keys.some((k) => k.startsWith('calendar.')), 'predicates of namespaces the task does not use are left out');
     const contains = items.find((i) => i.label === 'filesystem.directoryContains')!;
     assert.equal(contains.insertTextFormat, InsertTextFormat.Snippet);

@@ -39,9 +39,10 @@ test('each namespace implements exactly the predicates it declares', async () =>
     assert.equal(info.plugin.namespace, info.namespace);
     assert.deepEqual(
       Object.keys(info.plugin.predicates).sort(),
-      [...info.predicates.keys()].sort(),
+      info.server.predicates.map((p) => p.name).sort(),
       `${info.namespace}: declared and implemented predicates differ`,
     );
+    for (const [name, predicate] of info.predicates) assert.ok(predicate.implementation, `${info.namespace}.${name} has code`);
   }
 });
 
@@ -53,7 +54,7 @@ test('predicate examples satisfy their argument schemas, and predicates run on t
       assert.ok(predicate.declaration.examples?.length, `${info.namespace}.${name} has no examples`);
       for (const example of predicate.declaration.examples ?? []) {
         assert.ok(predicate.validateArguments(example), `${info.namespace}.${name} example ${JSON.stringify(example)}`);
-        const verdict = info.plugin!.predicates[name]!(example, { state, answer: undefined });
+        const verdict = predicate.implementation!(example, { state, answer: undefined, initial: state, reference: state });
         assert.equal(typeof verdict.value, 'boolean', `${info.namespace}.${name} returns a boolean value`);
         JSON.stringify(verdict.evidence); // evidence must be serialisable
       }

@@ -30,13 +30,13 @@ test('a check is listed as check ok or check failing (which tasks), not as episo
   check.append(episode('reference:0', true, config.run_id));
   check.append(episode('counterexample:0', false, config.run_id));
   assert.equal(listRuns(runs)[0]!.label, 'check not finished (interrupted, or still running)');
-  check.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} }]);
+  check.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] }]);
   const [ok] = listRuns(runs);
   assert.equal(ok!.label, 'check ok · 1 task');
   assert.doesNotMatch(ok!.label, /passed/);
   check.writeChecks([
-    { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
-    { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} },
+    { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {}, findings: [] },
+    { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] },
   ]);
   assert.equal(listRuns(runs)[0]!.label, 'check failing · 1 of 2 tasks: a');
 });

@@ -51,8 +51,8 @@ test('check: the verdict per task comes from run-finished checks, with problems 
   const update = tracker.onEvent({
     type: 'run-finished', kind: 'check', run_id: 'c', directory: '/runs/c', interrupted: false,
     checks: [
-      { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} },
-      { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
+      { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] },
+      { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {}, findings: [] },
     ],
   });
   assert.deepEqual(update.finished.map((o) => [o.taskId, o.state]), [['a', 'passed'], ['b', 'failed']]);

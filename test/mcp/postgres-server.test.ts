@@ -156,7 +156,7 @@ test('over MCP: tools/list is the namespace file; query refuses writes; execute,
 
     const invalid = await server.client.callTool({ name: 'query', arguments: {} });
     assert.equal(invalid.isError, true);
-    assert.match(text(invalid), /invalid arguments for query/);
+    assert.match(text(invalid), /^MCP error -32602: Input validation error: Invalid arguments for tool query: /);
 
     const exec = await server.client.callTool({ name: 'execute', arguments: { sql: "UPDATE orders SET status = 'held' WHERE status = 'pending'; DELETE FROM orders WHERE id = 1001 RETURNING id" } });
     assert.deepEqual(exec.structuredContent, { statements: [{ command: 'UPDATE', rows_affected: 2 }, { command: 'DELETE', rows_affected: 1, rows: [{ id: 1001 }], row_count: 1 }] });

@@ -329,8 +329,8 @@ test('atomic checks.json and report files: a failed write keeps the previous fil
   const dir = join(scratch(), 'run');
   const run = createRun(dir, { ...config, kind: 'check' });
   const coverage = { paths: { covered: 1, total: 1 }, leaves: { covered: 1, total: 1 }, items: [] };
-  run.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} }]);
-  failingRename((to) => to.endsWith('checks.json'), () => run.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: false, problems: ['x'], coverage, faults: {} }]));
+  run.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] }]);
+  failingRename((to) => to.endsWith('checks.json'), () => run.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: false, problems: ['x'], coverage, faults: {}, findings: [] }]));
   assert.equal(readChecks(dir)?.[0]?.ok, true);
 
   run.append(episode('a', 0));
@@ -362,11 +362,11 @@ test('the run list says what a check decided, from checks.json: nothing until it
   const listed = () => listRuns(runs).find((r) => r.id === 'check-20260101-000000-abcdef')!;
   assert.equal(listed().checks, undefined, 'a check without checks.json (running, or interrupted) has no verdict');
   check.writeChecks([
-    { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} },
-    { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {} },
+    { task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] },
+    { task_id: 'b', file: '/t/b.json', task_hash: 'h', ok: false, problems: ['counterexample 1 passes'], coverage, faults: {}, findings: [] },
   ]);
   assert.deepEqual(listed().checks, { tasks: 2, failing: ['b'] });
-  check.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {} }]);
+  check.writeChecks([{ task_id: 'a', file: '/t/a.json', task_hash: 'h', ok: true, problems: [], coverage, faults: {}, findings: [] }]);
   assert.deepEqual(listed().checks, { tasks: 1, failing: [] });
   // A run is not a check: no verdicts to list.
   createRun(join(runs, 'run-20260101-000000-abcdef'), config);

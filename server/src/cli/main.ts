@@ -1,6 +1,8 @@
 /**
  * The `mcpbench` command: argv onto the engine. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { doctor } from './doctor.ts';
 import { AGENT_OPTION_FLAGS, checkCommand, reportCommand, runCommand, UsageError, type CheckFlags, type CliIo, type RunFlags } from './run-commands.ts';
@@ -175,6 +177,31 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
       }
     });
 
+  program
+    .command('state')
+    .description("Build a namespace's initial state from a file in its backend's own format (postgres: a SQL script such as a dump), printed as the JSON `initial_state.<ns>` takes.")
+    .argument('<namespace>', 'the namespace, e.g. postgres')
+    .requiredOption('--from <file>', 'the file to build the state from')
+    .action(async (namespace: string, options: { from: string }) => {
+      const info = (await loadRegistry()).get(namespace);
+      const build = info?.plugin?.runtime?.stateFrom;
+      if (!info || !build) throw new ExitError(`${namespace} cannot build a state from a file${info ? '' : ' (unknown namespace)'}`, EXIT_USAGE);
+      let text: string;
+      try {
+        text = readText(options.from);
+      } catch (error) {
+        throw new ExitError(`${options.from}: ${(error as Error).message}`, EXIT_USAGE);
+      }
+      const scratch = mkdtempSync(join(tmpdir(), `mcpbench-state-${namespace}-`));
+      try {
+        io.stdout(JSON.stringify(await build(text, scratch), null, 2) + '\n');
+      } catch (error) {
+        throw new ExitError(`${options.from}: ${(error as Error).message}`, EXIT_FINDINGS);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    });
+
   const io2 = (): CliIo => ({ ...io, isTTY: Boolean(process.stderr.isTTY) });
   const backendOption = () => new Option('--sandbox <backend>', 'sandbox backend (default: bwrap where it works, else a plain process)').choices([...SANDBOX_BACKENDS]);
   const reporterOption = () => new Option('--reporter <kind>', 'progress on stderr, or one JSON event per line on stdout').choices(['progress', 'jsonl', 'none']).default('progress');
@@ -240,6 +267,8 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .addOption(reporterOption())
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--out <folder>', 'where the check run folder goes', 'runs')
+    .option('--mutants', 'mutation testing: replay mutants of every reference solution (dropped, swapped, cut steps, replaced arguments); a mutant that still passes fails the task unless listed in equivalent_mutants')
+    .option('--max-warnings <n>', 'exit 1 when check finds more warnings than this', integerOption)
     .action(async (paths: string[], options: CheckFlags) => {
       const registry = await loadRegistry();
       setExitCode(await checkCommand(paths, options, registry, io2(), packageJson.version));

@@ -23,6 +23,7 @@ import type { Executor } from '../runner/run.ts';
 import { queueExecutor } from '../queue/coordinator.ts';
 import { checkRedis, redisTarget } from '../queue/redis.ts';
 import type { RunEvent, RunFinished } from '../runner/types.ts';
+import { setMutationScore } from '../runner/mutants.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -460,6 +461,10 @@ export function formatOutcomes(scores: Scores): string[] {
 
 export interface CheckFlags {
   seed: number;
+  /** Mutation testing of the predicates. */
+  mutants?: boolean;
+  /** Fail (exit 1) when check finds more warnings than this. */
+  maxWarnings?: number;
   concurrency: number;
   sandbox?: SandboxBackend;
   reporter: 'progress' | 'jsonl' | 'none';
@@ -467,19 +472,37 @@ export interface CheckFlags {
   format: 'text' | 'json';
 }
 
+const percent = (score: number | null) => (score === null ? 'n/a' : `${(score * 100).toFixed(1)}%`);
+
 function formatCheck(checks: TaskCheck[], cwd: string): string {
   const lines: string[] = [];
+  const relative = (file: string) => (file.startsWith(cwd) ? file.slice(cwd.length + 1) : file);
   for (const c of checks) {
     const paths = `${c.coverage.paths.covered}/${c.coverage.paths.total} solution path${c.coverage.paths.total === 1 ? '' : 's'} covered`;
     const leaves = `${c.coverage.leaves.covered}/${c.coverage.leaves.total} leaves witnessed`;
     const faults = Object.entries(c.faults).map(([type, ok]) => `${type}${ok ? '' : ' FAIL'}`).length;
-    lines.push(`${c.ok ? 'ok  ' : 'FAIL'} ${c.task_id}  ${paths}, ${leaves}, recovers under ${Object.values(c.faults).filter(Boolean).length}/${faults} fault types  (${c.file.startsWith(cwd) ? c.file.slice(cwd.length + 1) : c.file})`);
-    for (const problem of c.problems) lines.push(`       - ${problem}`);
+    const m = c.mutation;
+    const mutants = m ? `, mutants ${m.killed}/${m.killed + m.survived} killed (${percent(m.score)}; ${m.equivalent + m.declared} equivalent)` : '';
+    lines.push(`${c.ok ? 'ok  ' : 'FAIL'} ${c.task_id}  ${paths}, ${leaves}, recovers under ${Object.values(c.faults).filter(Boolean).length}/${faults} fault types${mutants}  (${relative(c.file)})`);
+    const explained = new Set(c.findings.map((f) => f.message));
+    for (const problem of c.problems) if (!explained.has(problem)) lines.push(`       - ${problem}`);
+    for (const f of c.findings) {
+      const where = f.start ? `${relative(c.file)}:${f.start.line + 1}:${f.start.character + 1}` : relative(c.file);
+      lines.push(`       ${where}  ${f.severity} ${f.code}: ${f.message}`);
+      const survivor = f.mutant !== undefined ? m?.mutants.find((v) => v.id === f.mutant) : undefined;
+      for (const line of survivor?.diff ?? []) lines.push(`           ${line}`);
+    }
     const unwitnessed = c.coverage.items.filter((i) => !i.witnessed);
     for (const item of unwitnessed) lines.push(`       never witnessed: ${item.kind} ${item.label} at ${item.path.join('.')}`);
   }
   const failed = checks.filter((c) => !c.ok).length;
-  lines.push(`${checks.length} task${checks.length === 1 ? '' : 's'} checked: ${checks.length - failed} ok, ${failed} failing`);
+  const warnings = checks.reduce((n, c) => n + c.findings.filter((f) => f.severity === 'warning').length, 0);
+  lines.push(`${checks.length} task${checks.length === 1 ? '' : 's'} checked: ${checks.length - failed} ok, ${failed} failing${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`);
+  const reports = checks.flatMap((c) => (c.mutation ? [c.mutation] : []));
+  if (reports.length) {
+    const set = setMutationScore(reports);
+    lines.push(`mutation score ${percent(set.score)}: ${set.killed}/${set.killed + set.survived} killed, ${set.survived} surviving, ${set.equivalent} equivalent (same end state), ${set.declared} declared equivalent, of ${set.total} mutants`);
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -487,7 +510,7 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   const backend = chooseBackend(flags.sandbox);
   if (backend === 'process') io.stderr(`warning: ${PROCESS_BACKEND_WARNING}\n`);
   const finished = await runWithReporter(
-    { mode: 'check', registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env, tasks: paths.length ? paths : ['tasks'], out: flags.out, seed: flags.seed },
+    { mode: 'check', registry, cwd: io.cwd, backend, concurrency: flags.concurrency, version, env: process.env, tasks: paths.length ? paths : ['tasks'], out: flags.out, seed: flags.seed, ...(flags.mutants ? { mutants: true } : {}) },
     io,
     flags.reporter,
   );
@@ -495,7 +518,10 @@ export async function checkCommand(paths: string[], flags: CheckFlags, registry:
   const { checks } = finished;
   if (flags.reporter !== 'jsonl') io.stdout(flags.format === 'json' ? JSON.stringify({ run: finished.directory, checks }, null, 2) + '\n' : formatCheck(checks, io.cwd));
   if (finished.interrupted) return 130;
-  return checks.every((c) => c.ok) ? 0 : 1;
+  const warnings = checks.reduce((n, c) => n + c.findings.filter((f) => f.severity === 'warning').length, 0);
+  const tooManyWarnings = flags.maxWarnings !== undefined && warnings > flags.maxWarnings;
+  if (tooManyWarnings && flags.reporter !== 'jsonl') io.stderr(`${warnings} warning${warnings === 1 ? '' : 's'}, more than --max-warnings ${flags.maxWarnings}\n`);
+  return checks.every((c) => c.ok) && !tooManyWarnings ? 0 : 1;
 }
 
 export function reportCommand(directory: string, registry: Registry, io: CliIo): number {

@@ -426,6 +426,9 @@ export const TaskBody = z
     counterexamples: bodyField('Counterexamples', 'Sequences that must fail.', [
       [[{ tool: 'filesystem.write_file', arguments: { path: '{{folder}}/{{file}}', content: '{{content}}' } }]],
     ]).optional(),
+    equivalent_mutants: bodyField('Equivalent mutants', 'Mutants of the reference solutions that pass and should, each with its reason.', [
+      [{ mutant: 'ref1.swap1-2', reason: 'The two bookings are independent.' }],
+    ]).optional(),
     tags: bodyField('Tags', 'Free-form labels.', [['generated', 'files']]).optional(),
     timeout_s: bodyField('Timeout', 'Wall-clock limit of one episode, in seconds.', [120]).optional(),
   })

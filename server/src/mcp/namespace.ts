@@ -13,6 +13,10 @@ export interface PredicateContext<State> {
   state: State;
   /** The agent's final text answer; undefined when it gave none. */
   answer: string | undefined;
+  /** The namespace's initial state, in the same form as `state`, when the evaluation has it (the runner and the linter do). */
+  initial?: State;
+  /** The end state the task's first reference solution leaves, same form, when the evaluation has it. */
+  reference?: State;
 }
 
 /** A predicate's result: its value and the evidence it looked at (JSON-serialisable, shown in reports). */
@@ -63,6 +67,11 @@ export interface NamespaceRuntime<State> {
    * then shares the host's network and gets these variables, which are otherwise never passed to a server.
    */
   network?(sandbox: string): { env: Record<string, string> } | undefined;
+  /**
+   * Builds a state from a file in the backend's own format (Postgres: a SQL script), by loading it into a
+   * fresh backend in the empty folder `scratch` and reading it back: `mcpbench state <ns> --from FILE`.
+   */
+  stateFrom?(text: string, scratch: string): Promise<State>;
 }
 
 export interface NamespacePlugin<State = unknown> {

@@ -9,7 +9,8 @@ import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../tasks/ajv.ts';
 import { ServerFileSchema, type PredicateDeclaration, type ServerFile, type ToolDeclaration } from '../tasks/model.ts';
 import { schemasDir } from '../paths.ts';
-import type { NamespacePlugin } from './namespace.ts';
+import { GENERIC_PREDICATES } from './generic-predicates.ts';
+import type { NamespacePlugin, PredicateFunction } from './namespace.ts';
 
 export interface ToolInfo {
   namespace: string;
@@ -21,6 +22,10 @@ export interface PredicateInfo {
   namespace: string;
   declaration: PredicateDeclaration;
   validateArguments: ValidateFunction;
+  /** The code: the plug-in's function, or a generic predicate's; undefined while the namespace has no code. */
+  implementation: PredicateFunction<unknown> | undefined;
+  /** Reads the end state of the task's first reference solution (`matchesReference`): the runner produces it first. */
+  needsReference: boolean;
 }
 
 export interface NamespaceInfo {
@@ -156,14 +161,24 @@ export async function loadRegistryFrom(serversDir: string, options: RegistryOpti
     for (const declaration of server.tools) {
       tools.set(declaration.name, attach({ namespace, declaration } as ToolInfo, 'validateInput', declaration.inputSchema, `tool ${declaration.name}`));
     }
+    const plugin = await importPlugin(namespace);
     const predicates = new Map<string, PredicateInfo>();
-    for (const declaration of server.predicates) {
-      predicates.set(declaration.name, attach({ namespace, declaration } as PredicateInfo, 'validateArguments', declaration.arguments, `predicate ${declaration.name}`));
+    const addPredicate = (declaration: PredicateDeclaration, implementation: PredicateFunction<unknown> | undefined, needsReference: boolean) => {
+      const info = { namespace, declaration, implementation, needsReference } as PredicateInfo;
+      predicates.set(declaration.name, attach(info, 'validateArguments', declaration.arguments, `predicate ${declaration.name}`));
+    };
+    for (const declaration of server.predicates) addPredicate(declaration, plugin?.predicates[declaration.name], false);
+    // Every namespace with a state gets the generic state predicates (a namespace file may declare its own of the same name).
+    if (server.implementation.kind !== 'virtual') {
+      const stateKeys = Object.keys((server.state_schema.properties ?? {}) as Record<string, unknown>);
+      for (const generic of GENERIC_PREDICATES) {
+        if (!predicates.has(generic.name)) addPredicate(generic.declare(stateKeys), generic.implementation, generic.needsReference);
+      }
     }
     namespaces.set(
       namespace,
       attach(
-        { namespace, file, server, tools, predicates, plugin: await importPlugin(namespace) } as NamespaceInfo,
+        { namespace, file, server, tools, predicates, plugin } as NamespaceInfo,
         'validateState',
         server.state_schema,
         'state_schema',

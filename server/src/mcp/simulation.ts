@@ -1,7 +1,6 @@
 /**
- * The harness every simulated namespace runs in: an MCP server (low-level SDK `Server`) whose tools/list is
- * exactly the tools of `schemas/servers/<ns>.json`, byte for byte, and whose calls go to the namespace's pure
- * tool handlers. The state lives in `<sandbox>/state.json`: written before the server starts (seed), after
+ * The harness every simulated namespace runs in: an MCP server (low-level SDK `Server`, tools served by
+ * serve-tools.ts like every namespace's) whose calls go to the namespace's pure tool handlers. The state lives in `<sandbox>/state.json`: written before the server starts (seed), after
  * every call that changes it (atomically, so a crash never leaves half a file), and read after the server
  * stops (snapshot). Seeding and snapshotting never go through the agent's tools.
  */
@@ -9,16 +8,9 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { ToolError, type NamespacePlugin } from './namespace.ts';
+import type { NamespacePlugin } from './namespace.ts';
 import type { NamespaceInfo } from './registry.ts';
+import { serveTools } from './serve-tools.ts';
 
 export const STATE_FILE = 'state.json';
 
@@ -56,54 +48,27 @@ export function snapshotSimulation(info: NamespaceInfo, sandbox: string): unknow
   return pluginOf(info).normalizeState(JSON.parse(text));
 }
 
-/** The tools as MCP lists them: the declarations of the namespace file, field for field. */
-export function declaredTools(info: NamespaceInfo): Tool[] {
-  return info.server.tools.map((declaration) => declaration as unknown as Tool);
-}
-
-function textResult(result: unknown, isError = false): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result, null, 2) }];
-  const structured = !isError && typeof result === 'object' && result !== null && !Array.isArray(result);
-  return structured ? { content, structuredContent: result as Record<string, unknown> } : isError ? { content, isError } : { content };
-}
-
 /** Builds the MCP server of a simulated namespace over the state in `sandbox`. */
 export function createSimulationServer(info: NamespaceInfo, sandbox: string, version: string): Server {
   const plugin = pluginOf(info);
   const stateFile = join(sandbox, STATE_FILE);
   let state = plugin.normalizeState(JSON.parse(readFileSync(stateFile, 'utf8')));
   const server = new Server({ name: `mcpbench-${info.namespace}`, version }, { capabilities: { tools: {} } });
-
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
-
-  // Calls run one at a time: each sees the state the previous one left.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const run = async (): Promise<CallToolResult> => {
-      const { name, arguments: args = {} } = request.params;
-      const tool = info.tools.get(name);
-      const handler = plugin.tools[name];
-      if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-      if (!tool.validateInput(args)) {
-        const problems = (tool.validateInput.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message}`).join('; ');
-        return textResult(`invalid arguments for ${name}: ${problems}`, true);
-      }
-      try {
+  // Each handler is a pure function of (arguments, state); a call that changes the state persists it first.
+  const handlers = Object.fromEntries(
+    Object.entries(plugin.tools).map(([name, handler]) => [
+      name,
+      (args: Record<string, unknown>) => {
         const outcome = handler(args, state);
         if (outcome.state !== undefined) {
           writeAtomically(stateFile, JSON.stringify(outcome.state, null, 2) + '\n');
           state = outcome.state;
         }
-        return textResult(outcome.result);
-      } catch (error) {
-        if (error instanceof ToolError) return textResult(error.message, true);
-        throw error;
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
-  });
+        return outcome.result;
+      },
+    ]),
+  );
+  serveTools(server, info, { handlers });
   return server;
 }
 

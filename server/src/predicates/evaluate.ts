@@ -49,17 +49,29 @@ export function evaluate(node: PredicateNode, evaluateLeaf: LeafEvaluator): Node
   }
 }
 
+/** States keyed by namespace (the initial state, a snapshot, a reference end state: all of one shape). */
+export type NamespaceStates = Record<string, unknown>;
+
+/** What generic predicates compare the end state with: the initial state, the first reference solution's end state. */
+export interface ComparisonStates {
+  initial?: NamespaceStates;
+  reference?: NamespaceStates;
+}
+
 /**
  * A leaf evaluator over namespace states (initial state or snapshot, same shape) and the final answer.
  * States are validated against their schema once; an invalid state leaves its leaves undecided.
  */
-export function stateLeafEvaluator(registry: Registry, states: Record<string, unknown>, answer: string | undefined): LeafEvaluator {
-  const normalized = new Map<string, { state?: unknown; undecided?: string }>();
-  const stateOf = (namespace: string) => {
+export function stateLeafEvaluator(registry: Registry, states: NamespaceStates, answer: string | undefined, compare: ComparisonStates = {}): LeafEvaluator {
+  const readers = new Map<NamespaceStates, Map<string, { state?: unknown; undecided?: string }>>();
+  /** A namespace's state out of `source`, validated and normalised once. */
+  const stateOf = (source: NamespaceStates, namespace: string) => {
+    let normalized = readers.get(source);
+    if (!normalized) readers.set(source, (normalized = new Map()));
     let entry = normalized.get(namespace);
     if (!entry) {
       const info = registry.get(namespace)!;
-      const raw = states[namespace];
+      const raw = source[namespace];
       if (raw !== undefined && !info.validateState(raw)) entry = { undecided: `the ${namespace} state fails its schema` };
       else {
         try {
@@ -76,12 +88,19 @@ export function stateLeafEvaluator(registry: Registry, states: Record<string, un
     const info = registry.get(leaf.namespace);
     const predicate = info?.predicates.get(leaf.predicate);
     if (!info || !predicate) return { value: undefined, undecided: `unknown predicate ${leaf.name}` };
-    if (!info.plugin) return { value: undefined, undecided: `namespace ${leaf.namespace} has no predicate code` };
+    if (!info.plugin || !predicate.implementation) return { value: undefined, undecided: `namespace ${leaf.namespace} has no predicate code` };
     if (!predicate.validateArguments(leaf.args)) return { value: undefined, undecided: 'invalid arguments' };
-    const { state, undecided } = stateOf(leaf.namespace);
+    const { state, undecided } = stateOf(states, leaf.namespace);
     if (undecided) return { value: undefined, undecided };
+    const initial = compare.initial && stateOf(compare.initial, leaf.namespace);
+    const reference = compare.reference && stateOf(compare.reference, leaf.namespace);
     try {
-      const verdict = info.plugin.predicates[leaf.predicate]!(leaf.args, { state, answer });
+      const verdict = predicate.implementation(leaf.args, {
+        state,
+        answer,
+        ...(initial?.state !== undefined ? { initial: initial.state } : {}),
+        ...(reference?.state !== undefined ? { reference: reference.state } : {}),
+      });
       return { value: verdict.value, evidence: verdict.evidence };
     } catch (error) {
       return { value: undefined, undecided: `${leaf.name} failed: ${(error as Error).message}` };

@@ -5,6 +5,7 @@
  * much room above its reference solution in `max_steps`). It also reports predicate coverage: which `any` branches and leaves passing
  * solutions witnessed.
  */
+import type { Registry } from '../mcp/registry.ts';
 import { predicateCoverage } from '../predicates/coverage.ts';
 import { parsePredicate } from '../predicates/tree.ts';
 import { createReferenceAgent, noopAgent } from './agents/reference.ts';
@@ -12,7 +13,11 @@ import { counterexampleVariant, NOOP_VARIANT, referenceVariant } from './check-v
 import type { EpisodeSpec } from './episode.ts';
 import { decideFault, FAULT_PROFILES, loadFaultProfile } from './faults.ts';
 import type { LoadedTask } from './run.ts';
-import { isScored, outcomeReason, type CheckRecord, type EpisodeRecord } from './store.ts';
+import { isScored, outcomeReason, type CheckFinding, type CheckRecord, type EpisodeRecord } from './store.ts';
+import { underivableArguments } from './derivable.ts';
+import { judgeMutants, planMutants, type MutationReport } from './mutants.ts';
+import { firstAnswerLeaf, passingGuesses } from '../predicates/guesses.ts';
+import { JsonDocument } from '../tasks/document.ts';
 import { FAULT_TYPES, RECOVERABLE, type FaultProfile, type FaultType } from './types.ts';
 
 export const RECOVERABLE_FAULTS = FAULT_TYPES.filter((type) => RECOVERABLE[type]);
@@ -43,7 +48,12 @@ export function probeTrial(profile: FaultProfile, seed: number, taskId: string, 
   return 0;
 }
 
-export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
+export interface CheckPlanOptions {
+  /** Mutation testing (`check --mutants`): also an episode per mutant of every reference solution. */
+  mutants?: boolean;
+}
+
+export function planCheck(tasks: LoadedTask[], seed: number, registry: Registry, options: CheckPlanOptions = {}): EpisodeSpec[] {
   const reference = createReferenceAgent();
   const robust = createReferenceAgent({ retry: true, backoffMs: 50 });
   const specs: EpisodeSpec[] = [];
@@ -65,15 +75,25 @@ export function planCheck(tasks: LoadedTask[], seed: number): EpisodeSpec[] {
       specs.push(spec(robust, referenceVariant(0), profile, probeTrial(profile, seed, task.id, calls, task.max_steps)));
     }
   }
+  if (options.mutants) specs.push(...planMutants(tasks, registry));
   return specs;
+}
+
+export type { CheckFinding };
+
+/** Places a finding's path in the task's text (the node's range), as the linter places its findings. */
+function placed(finding: CheckFinding, document: JsonDocument | undefined): CheckFinding {
+  const node = finding.path && document?.nodeAt(finding.path);
+  if (!node || !document) return finding;
+  return { ...finding, start: document.positionAt(node.offset), end: document.positionAt(node.offset + node.length) };
 }
 
 /** What check decided about one task (the record checks.json holds). */
 export type TaskCheck = CheckRecord;
 
 /** Judges the check episodes of each task (the latest scored record per episode). */
-export function judgeCheck(tasks: readonly LoadedTask[], results: readonly EpisodeRecord[]): CheckRecord[] {
-  return tasks.map(({ task, file, hash }) => {
+export function judgeCheck(tasks: readonly LoadedTask[], results: readonly EpisodeRecord[], registry: Registry, options: CheckPlanOptions = {}): CheckRecord[] {
+  return tasks.map(({ task, file, hash, text }) => {
     const mine = new Map<string, EpisodeRecord>();
     for (const r of results) if (r.task_id === task.id && r.task_hash === hash && isScored(r)) mine.set(`${r.variant}|${r.fault_profile}`, r);
     const problems: string[] = [];
@@ -108,6 +128,42 @@ export function judgeCheck(tasks: readonly LoadedTask[], results: readonly Episo
       const missing = coverage.items.filter((i) => i.kind === 'branch' && !i.witnessed).map((i) => i.label);
       problems.push(`${coverage.paths.total - coverage.paths.covered} solution path(s) no reference solution witnesses: ${missing.join(', ')}`);
     }
-    return { task_id: task.id, file, task_hash: hash, ok: problems.length === 0, problems, coverage, faults };
+    const findings: CheckFinding[] = [];
+    const root = parsePredicate(task.success_predicate, ['success_predicate']);
+    const firstPassing = passing.find((r) => r.verdict);
+    if (firstPassing?.verdict) {
+      const guesses = passingGuesses(task, registry, firstPassing.verdict);
+      if (guesses.length) {
+        const shown = guesses.slice(0, 3).map((g) => `${JSON.stringify(g.answer)} (${g.source})`).join(', ');
+        findings.push({
+          code: 'guessable-answer',
+          severity: 'warning',
+          message: `the answer can be guessed: ${shown}${guesses.length > 3 ? ` and ${guesses.length - 3} more` : ''} pass${guesses.length === 1 ? 'es' : ''} in place of the reference answer. Check a value only the data gives`,
+          ...(firstAnswerLeaf(root, registry) ? { path: firstAnswerLeaf(root, registry)! } : {}),
+        });
+      }
+    }
+    for (const u of underivableArguments(task, registry, results)) {
+      findings.push({
+        code: 'underivable-argument',
+        severity: 'warning',
+        message: `the agent cannot know \`${u.unknown}\`${u.value !== undefined && u.value !== u.unknown ? ` (in \`${u.value}\`)` : ''}: it is not in the goal and no earlier call of reference solution ${u.solution + 1} returns it (step ${u.step + 1}). Name it in the goal, or add the call that finds it`,
+        path: u.path,
+      });
+    }
+    let mutation: MutationReport | undefined;
+    if (options.mutants) {
+      mutation = judgeMutants(task, results as EpisodeRecord[], registry);
+      for (const m of mutation.mutants) {
+        if (m.outcome === 'not-run') problems.push(`mutant ${m.id}: not run (infrastructure error)`);
+        if (m.outcome !== 'survived') continue;
+        const message = `surviving mutant ${m.id} (${m.description}): the predicate still passes, on a different end state. Tighten the predicate, or list it in \`equivalent_mutants\` with the reason it may pass`;
+        findings.push({ code: 'surviving-mutant', severity: 'error', message, path: m.path, mutant: m.id });
+        problems.push(message);
+      }
+    }
+    const document = findings.length && text !== undefined ? new JsonDocument(file, text) : undefined;
+    return { task_id: task.id, file, task_hash: hash, ok: problems.length === 0, problems, coverage, faults, findings: findings.map((f) => placed(f, document)), ...(mutation ? { mutation } : {}) };
   });
 }
+

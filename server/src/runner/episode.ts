@@ -10,13 +10,15 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
-import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
-import { parsePredicate } from '../predicates/tree.ts';
-import type { Task } from '../tasks/model.ts';
+import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
+import { leaves, parsePredicate } from '../predicates/tree.ts';
+import { canonicalHash } from '../tasks/hash.ts';
+import type { SolutionStep, Task } from '../tasks/model.ts';
 import { taskNamespaces } from '../tasks/model.ts';
 import { AgentError, AgentSetupError, type Agent, type AgentOutcome } from './agents/agent.ts';
 import { describe } from './agents/endpoint.ts';
 import { ModelMeter } from './agents/usage.ts';
+import { createReferenceAgent } from './agents/reference.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { ServerError, startServer, type RunningServer } from './launch.ts';
@@ -37,6 +39,8 @@ export interface EpisodeSpec {
   goal: string;
   /** How `goal` was made, when it is perturbed: recorded with the result so a reviewer sees what the agent saw. */
   perturbed?: GoalPerturbation;
+  /** For the reference agent: the sequence to replay when it is not one of the task's own (a mutant). */
+  steps?: SolutionStep[];
 }
 
 export interface EpisodeEnvironment {
@@ -103,7 +107,51 @@ export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo
     .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
 }
 
+const NO_FAULTS: FaultProfile = { name: 'none', failure_rate: 0, fault_weights: {} };
+
+/** Per run (its environment object) and task hash: the end states the task's first reference solution leaves. */
+const referenceRuns = new WeakMap<EpisodeEnvironment, Map<string, Promise<NamespaceStates>>>();
+
+/** Whether the task's predicate compares with the first reference solution's end state (`<ns>.matchesReference`). */
+export function needsReferenceStates(task: Task, registry: Registry): boolean {
+  return leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => registry.predicate(leaf.name)?.needsReference);
+}
+
+/**
+ * The end states the task's first reference solution leaves: replayed once per run and task, at no faults, on
+ * fresh sandboxes, by the reference agent. Throws when that replay hits an infrastructure failure.
+ */
+export function referenceStates(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<NamespaceStates> {
+  let byTask = referenceRuns.get(env);
+  if (!byTask) referenceRuns.set(env, (byTask = new Map()));
+  let states = byTask.get(spec.taskHash);
+  if (!states) {
+    const replay: EpisodeSpec = {
+      task: spec.task,
+      taskHash: spec.taskHash,
+      agent: createReferenceAgent(),
+      profile: NO_FAULTS,
+      goal: spec.task.goal,
+      key: { task_id: spec.task.id, trial: 0, variant: 'reference:0', fault_profile: NO_FAULTS.name, perturbation: 'none' },
+    };
+    const { onEvent: _quiet, ...environment } = env;
+    states = playEpisode(replay, environment, false).then(({ result, states: end }) => {
+      if (!end) throw new Error(`the first reference solution could not be replayed for its end state: ${result.error?.message ?? 'no state'}`);
+      return end;
+    });
+    // A failed replay is not kept: the retry of the episode that needed it replays again.
+    states.catch(() => byTask.delete(spec.taskHash));
+    byTask.set(spec.taskHash, states);
+  }
+  return states;
+}
+
 export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeRecord> {
+  return (await playEpisode(spec, env, needsReferenceStates(spec.task, env.registry))).result;
+}
+
+/** One episode, and the end states it read (undefined after an infrastructure failure). */
+async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withReference: boolean): Promise<{ result: EpisodeRecord; states?: NamespaceStates }> {
   const { task, key } = spec;
   const started = new Date();
   const t0 = performance.now();
@@ -174,7 +222,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       const reason: unknown = failed.reason;
-      return infraResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` });
+      return { result: infraResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` }) };
     }
     const handles = new Map<string, ServerHandle>(servers);
     for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
@@ -220,6 +268,7 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
         goal: spec.goal,
         gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams) },
         variant: key.variant,
+        ...(spec.steps ? { steps: spec.steps } : {}),
         signal: controller.signal,
         workspace: root,
         onEgress: (record) => egress.push(record),
@@ -247,24 +296,31 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
 
     await gateway.close();
     const infra = gateway.infraError();
-    if (infra) return infraResult(infra.toRecord());
+    if (infra) return { result: infraResult(infra.toRecord()) };
     // We could not set the agent up (its sandbox), or it could not reach our own gateway: ours to retry, never
     // the agent's failure.
-    if (agentError?.kind === 'infra') return infraResult(agentError);
+    if (agentError?.kind === 'infra') return { result: infraResult(agentError) };
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);
     await Promise.all([...servers.values()].map((s) => s.close()));
     servers.clear();
-    const states: Record<string, unknown> = {};
+    const states: NamespaceStates = {};
     try {
       for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
     } catch (error) {
-      return infraResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` });
+      return { result: infraResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` }) };
+    }
+    let reference: NamespaceStates | undefined;
+    try {
+      if (withReference) reference = await referenceStates(spec, env);
+    } catch (error) {
+      if (error instanceof EpisodeInterrupted || env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
+      return { result: infraResult({ kind: 'infra', code: 'state-read', message: describe(error) }) };
     }
 
     const predicate = parsePredicate(task.success_predicate, ['success_predicate']);
-    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer));
+    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer, { initial: task.initial_state, ...(reference ? { reference } : {}) }));
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
     // An agent that broke is an agent error whatever the state says: its episode did not end as the agent's.
@@ -287,7 +343,8 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Pr
     if (answer !== undefined) result.answer = answer;
     if (agentError !== undefined) result.error = agentError;
     else if (stopped) result.failure = { code: stopped.code, message: stopped.message };
-    return result;
+    result.end_state = canonicalHash(states);
+    return { result, states };
   } finally {
     await gateway?.close().catch(() => undefined);
     await Promise.allSettled(lateStarts);

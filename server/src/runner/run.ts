@@ -18,6 +18,8 @@ export interface LoadedTask {
   file: string;
   task: Task;
   hash: string;
+  /** The file's text, when it was read (findings of check are placed in it). */
+  text?: string;
 }
 
 export class TaskLoadError extends Error {
@@ -58,7 +60,7 @@ export function loadTaskSources(sources: readonly TaskSource[], registry: Regist
       continue;
     }
     const task = JSON.parse(text) as Task;
-    loaded.push({ file, task, hash: canonicalHash(task) });
+    loaded.push({ file, task, hash: canonicalHash(task), text });
   }
   if (errors.length) throw new TaskLoadError(`${new Set(errors.map((e) => e.uri)).size} task file(s) have lint errors`, errors);
   const ids = new Map<string, string>();

@@ -101,6 +101,8 @@ export interface CheckOptions extends SessionCommon {
   runId?: string;
   /** Seed of the fault probes (default 1). */
   seed?: number;
+  /** Mutation testing of the predicates (`check --mutants`): an episode per mutant of every reference solution. */
+  mutants?: boolean;
 }
 
 export type SessionOptions = RunOptions | ResumeOptions | CheckOptions;
@@ -412,7 +414,7 @@ async function checkSession(options: CheckOptions, emit: Emit): Promise<void> {
   const tasks = loadInput(options.tasks, options);
   const runId = options.runId ?? newRunId('check');
   const seed = options.seed ?? 1;
-  const store = createRunFolder(options, runId, tasks, { kind: 'check', agent: 'check', fault_profile: 'check', perturbations: ['none'], trials: 1, seed });
+  const store = createRunFolder(options, runId, tasks, { kind: 'check', agent: 'check', fault_profile: 'check', perturbations: ['none'], trials: 1, seed, ...(options.mutants ? { mutants: true } : {}) });
   await executeCheck(store, tasks, options, emit);
 }
 
@@ -422,11 +424,13 @@ async function checkSession(options: CheckOptions, emit: Emit): Promise<void> {
  */
 async function executeCheck(store: WritableRun, tasks: LoadedTask[], options: SessionCommon, emit: Emit): Promise<void> {
   const config = store.config;
-  const specs = planCheck(tasks, config.seed);
+  // A resumed check plans what it started with: its mutants too when run.json says so.
+  const plan = config.mutants ? { mutants: true } : {};
+  const specs = planCheck(tasks, config.seed, options.registry, plan);
   const pending = pendingSpecs(specs, store.episodes, config.seed);
   emit(runStarted(store, specs, pending, 'check', 'check'));
   const { interrupted } = await executeRun(pending, { ...environment(options, config, CHECK_FAULT_OPTIONS), store, onEvent: withFailureModes(emit, failureDiagnoser(tasks, options.registry)) });
-  const checks = judgeCheck(tasks, store.episodes);
+  const checks = judgeCheck(tasks, store.episodes, options.registry, plan);
   if (!interrupted) store.writeChecks(checks);
   emit({ type: 'run-finished', kind: 'check', run_id: config.run_id, directory: store.directory, interrupted, checks });
 }

@@ -289,6 +289,11 @@ const EpisodeCommon = {
   duration_ms: z.number(),
   /** 1 for the first attempt; infrastructure failures are retried. */
   attempt: z.number().int().positive(),
+  /**
+   * SHA-256 of the canonical JSON of the end states the predicate was judged on (by namespace): two episodes
+   * with the same value left the same state (check's mutation testing tells equivalent mutants by it).
+   */
+  end_state: z.string().optional(),
   /** The goal the agent was shown, recorded when it was perturbed (or otherwise differs from the task's). */
   goal: z.string().optional(),
   /** How `goal` was made from the task's goal. */
@@ -381,6 +386,8 @@ export const RunRecordSchema = z.object({
   warnings: z.array(z.string()).optional(),
   /** The task set measured and its month (a set folder's set.json, or `--set` / `--month`): what the results database ranks by. */
   set: RunSetSchema.optional(),
+  /** A check run with mutation testing (`check --mutants`): a resume plans the mutants' episodes too. */
+  mutants: z.boolean().optional(),
 });
 
 /** run.json as versions before the typed record wrote it (`version` was the package version, if present). */
@@ -413,6 +420,53 @@ const CoverageSchema = z.object({
   items: z.array(z.object({ path: JsonPathSchema, kind: z.enum(['leaf', 'branch']), label: z.string(), witnessed: z.boolean() })),
 });
 
+const PositionSchema = z.object({ line: z.number().int().nonnegative(), character: z.number().int().nonnegative() });
+
+/** A finding of check with its stable code, as the linter's: what, how bad, and where in the task file. */
+export const CheckFindingSchema = z.object({
+  code: z.enum(['surviving-mutant', 'guessable-answer', 'underivable-argument']),
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+  /** Where in the task file it points (a JSON path), when it points somewhere. */
+  path: JsonPathSchema.optional(),
+  /** `surviving-mutant`: the mutant's id (its diff is in the task's mutation report). */
+  mutant: z.string().optional(),
+  /** The same place as 0-based line/character positions, when the task's text was at hand. */
+  start: PositionSchema.optional(),
+  end: PositionSchema.optional(),
+});
+export type CheckFinding = z.infer<typeof CheckFindingSchema>;
+
+export const MUTANT_OUTCOMES = ['killed', 'equivalent', 'declared-equivalent', 'survived', 'not-run'] as const;
+
+/** One mutant of a reference solution and what became of it (`check --mutants`). */
+export const MutantVerdictSchema = z.object({
+  id: z.string(),
+  description: z.string(),
+  /** 0-based index of the reference solution it was derived from. */
+  solution: z.number().int().nonnegative(),
+  outcome: z.enum(MUTANT_OUTCOMES),
+  /** Where in the task file the mutation is (the replaced argument, the dropped or cut step). */
+  path: JsonPathSchema,
+  /** For survivors: the mutant as a diff against its reference solution (` `, `-`, `+` lines, steps 1-based). */
+  diff: z.array(z.string()).optional(),
+  /** For declared equivalents: the author's reason. */
+  reason: z.string().optional(),
+});
+
+/** A task's mutation testing: every mutant's outcome and its score. */
+export const MutationReportSchema = z.object({
+  total: z.number().int().nonnegative(),
+  killed: z.number().int().nonnegative(),
+  equivalent: z.number().int().nonnegative(),
+  declared: z.number().int().nonnegative(),
+  survived: z.number().int().nonnegative(),
+  notRun: z.number().int().nonnegative(),
+  /** killed / (killed + survived); null when no mutant can be killed (all equivalent, or none derived). */
+  score: z.number().nullable(),
+  mutants: z.array(MutantVerdictSchema),
+});
+
 /** What `check` decided about one task. */
 export const CheckRecordSchema = z.object({
   task_id: z.string(),
@@ -425,6 +479,10 @@ export const CheckRecordSchema = z.object({
   coverage: CoverageSchema,
   /** Fault type → whether the robust reference agent passed under it (absent: not run). */
   faults: z.partialRecord(FaultTypeSchema, z.boolean()),
+  /** Findings with a code and a place; an error among them fails the task (its message is in `problems` too). */
+  findings: z.array(CheckFindingSchema).default([]),
+  /** With `--mutants`: every mutant's outcome and the task's mutation score. */
+  mutation: MutationReportSchema.optional(),
 });
 
 const ChecksFileSchema = z.object({ version: z.literal(RUN_RECORD_VERSION), run_id: z.string(), checks: z.array(CheckRecordSchema) });

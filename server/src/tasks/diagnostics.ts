@@ -61,6 +61,8 @@ export const RULES = {
   'reference-missing-answer': { severity: 'warning', summary: 'The predicate checks the final answer but a reference solution gives none.' },
   'missing-counterexample': { severity: 'warning', summary: 'No counterexample shows the predicate is specific enough.' },
   'passes-initially': { severity: 'error', summary: 'The predicate is already true on the initial state: an agent that does nothing passes.' },
+  'answer-without-data': { severity: 'error', summary: 'An information task whose predicate passes with every tool call refused and an answer made of no data: the answer does not depend on the data.' },
+  'unknown-mutant': { severity: 'error', summary: '`equivalent_mutants` names a mutant the reference solutions no longer have (see `mcpbench check --mutants`).' },
   'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks (quoted values already in the initial state are references and exempt).' },
   todo: { severity: 'warning', summary: 'A `TODO:` left in a value outside the initial state: the task is not finished (a skeleton from `mcpbench new` holds them).' },
   'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },

@@ -9,11 +9,13 @@ import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Findin
 import { JsonDocument, type JsonPath, type Span } from './document.ts';
 import { appendToArray } from './edits.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
-import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, taskNamespaces } from './model.ts';
+import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, TaskSchema, taskNamespaces } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
 import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
+import { firstAnswerLeaf, passingBlindAnswers } from '../predicates/guesses.ts';
+import { argumentExists, deriveMutants } from './mutants.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
 
 /** `TODO:` as authors leave them (`TODO.md` is a file name, not a marker). */
@@ -131,11 +133,12 @@ class SemanticChecker {
     if (this.predicate) {
       this.checkLeaves();
       this.checkCombinators(this.predicate);
-      this.checkPassesInitially(this.predicate);
+      if (!this.checkPassesInitially(this.predicate)) this.checkAnswerWithoutData(this.predicate);
       this.checkGoalValues();
     }
     this.checkUnusedNamespaces();
     this.checkTodos();
+    this.checkEquivalentMutants();
     return this.findings;
   }
 
@@ -397,16 +400,50 @@ class SemanticChecker {
     }
   }
 
-  private checkPassesInitially(root: PredicateNode): void {
+  /** Reports `passes-initially`; true when it did. */
+  private checkPassesInitially(root: PredicateNode): boolean {
     const states = isObject(this.task.initial_state) ? this.task.initial_state : {};
-    const evaluateLeaf = stateLeafEvaluator(this.registry, states, undefined);
-    if (evaluate(root, evaluateLeaf).value !== true) return;
+    // The end state of an agent that does nothing is the initial state (`unchanged` holds; `matchesReference` is undecided).
+    const evaluateLeaf = stateLeafEvaluator(this.registry, states, undefined, { initial: states });
+    if (evaluate(root, evaluateLeaf).value !== true) return false;
     const trueLeaves = this.predicateLeaves
       .filter((leaf) => evaluateLeaf(leaf).value === true)
       .map((leaf) => `\`${leaf.name}\``);
     const detail = trueLeaves.length ? ` (already true: ${[...new Set(trueLeaves)].join(', ')})` : '';
     this.report('passes-initially', this.spanAt(['success_predicate'], 'key'),
       `the predicate is already true on the initial state${detail}: an agent that does nothing passes. Change the initial state or the predicate`);
+    return true;
+  }
+
+  /** An information task must fail when no call gets through and the answer holds no data. */
+  private checkAnswerWithoutData(root: PredicateNode): void {
+    const goal = this.task.goal;
+    if (typeof goal !== 'string') return;
+    const initial_state = isObject(this.task.initial_state) ? (this.task.initial_state as Record<string, Record<string, unknown>>) : {};
+    const passing = passingBlindAnswers({ goal, initial_state }, this.registry, root);
+    if (!passing.length) return;
+    const at = firstAnswerLeaf(root, this.registry);
+    this.report('answer-without-data', at ? this.spanAt(at, 'key') : this.spanAt(['success_predicate'], 'key'),
+      `the predicate passes when every tool call is refused and the agent answers with ${passing.map((p) => p.source).join(', ')}: the answer does not depend on the data. Check the values the data gives, not the goal's words`);
+  }
+
+  /** Every id in `equivalent_mutants` must name a mutant the reference solutions still have. */
+  private checkEquivalentMutants(): void {
+    const declared = this.task.equivalent_mutants;
+    if (!Array.isArray(declared) || declared.length === 0 || this.findings.some((f) => f.severity === 'error')) return;
+    const task = TaskSchema.safeParse(this.task);
+    if (!task.success) return;
+    const ids = deriveMutants(task.data, this.registry).map((m) => m.id);
+    declared.forEach((entry, i) => {
+      if (!isObject(entry) || typeof entry.mutant !== 'string' || ids.includes(entry.mutant)) return;
+      // `<argument>=*`: every replacement of an argument the reference solution has (some may not be derived).
+      if (entry.mutant.endsWith('=*') && argumentExists(task.data, entry.mutant)) return;
+      const suggestion = closest(entry.mutant, ids);
+      const span = this.spanAt(['equivalent_mutants', i, 'mutant']);
+      const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(span, suggestion)] }] : [];
+      this.report('unknown-mutant', span,
+        `no mutant \`${entry.mutant}\` of the reference solutions${suggestion ? `: did you mean \`${suggestion}\`?` : ''} (\`mcpbench check --mutants\` prints the ids). Remove the entry if the mutant is gone`, fixes);
+    });
   }
 
   /**

@@ -163,6 +163,27 @@ export const TemplateProvenance = z
     examples: [{ id: 'fs-move', version: '1', parameters: { file: 'report.txt' }, seed: 42 }],
   });
 
+export const EquivalentMutant = z
+  .strictObject({
+    mutant: z.string().min(1).meta({
+      title: 'Mutant',
+      description:
+        'The mutant id as `mcpbench check --mutants` prints it (`ref1.drop2`, `ref1.swap1-3`, `ref1.step2/path=notes.txt`), or `<step and argument>=*` for every replacement of one argument (`ref1.step3/relations/1/relationType=*`: that value is free).',
+      examples: ['ref1.swap1-2'],
+    }),
+    reason: z.string().min(1).meta({
+      title: 'Reason',
+      description: 'Why this mutant may pass: why the mistake it makes does not matter for the goal.',
+      examples: ['The two bookings are independent: their order changes nothing the goal asks for.'],
+    }),
+  })
+  .meta({
+    id: 'EquivalentMutant',
+    title: 'Equivalent mutant',
+    description: 'A mutant of a reference solution that passes the predicate and should, with the reason.',
+    examples: [{ mutant: 'ref1.swap1-2', reason: 'The two bookings are independent.' }],
+  });
+
 export const TaskSchema = z
   .strictObject({
     $schema: z.string().optional().meta({
@@ -220,6 +241,12 @@ export const TaskSchema = z
       description: 'Sequences that must fail: they show the predicate is specific enough.',
       examples: [[[{ tool: 'filesystem.write_file', arguments: { path: 'archive/report.txt', content: 'Q3 numbers' } }]]],
     }),
+    equivalent_mutants: z.array(EquivalentMutant).optional().meta({
+      title: 'Equivalent mutants',
+      description:
+        'Mutants of the reference solutions (`mcpbench check --mutants`) that pass and should: each with the reason the mistake does not matter. A surviving mutant not listed here fails the check.',
+      examples: [[{ mutant: 'ref1.swap1-2', reason: 'The two bookings are independent: their order changes nothing the goal asks for.' }]],
+    }),
     tags: z.array(z.string()).optional().meta({ title: 'Tags', description: 'Free-form labels.', examples: [['files', 'move']] }),
     template: TemplateProvenance.optional(),
     timeout_s: z.number().positive().optional().meta({
@@ -251,6 +278,7 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export type FinalAnswer = z.infer<typeof FinalAnswer>;
 export type SolutionStep = z.infer<typeof SolutionStep>;
 export type TemplateProvenance = z.infer<typeof TemplateProvenance>;
+export type EquivalentMutant = z.infer<typeof EquivalentMutant>;
 
 // ---- Namespace files: schemas/servers/<ns>.json
 

@@ -1,3 +1,4 @@
+import { deepEqual, resolvePointer } from '../../json-values.ts';
 import type { PredicateFunction, Verdict } from '../namespace.ts';
 import { baseName, children, filesBelow, globToRegExp, normalizePath, parentOf, toLf, view, type FilesystemState, type FsView } from './state.ts';
 
@@ -52,33 +53,6 @@ function lines(content: string): string[] {
   return all;
 }
 
-/** RFC 6901; undefined when the pointer does not resolve. */
-function resolvePointer(doc: unknown, pointer: string): { found: boolean; value?: unknown } {
-  if (pointer === '') return { found: true, value: doc };
-  let current: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(current)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= current.length) return { found: false };
-      current = current[Number(token)];
-    } else if (current !== null && typeof current === 'object' && Object.prototype.hasOwnProperty.call(current, token)) {
-      current = (current as Record<string, unknown>)[token];
-    } else {
-      return { found: false };
-    }
-  }
-  return { found: true, value: current };
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as never)[k], (b as never)[k]));
-}
 
 export const predicates: Record<string, P> = {
   fileExists: ({ path }, { state }) => onFile(state, path, (content, p) => ({ value: true, evidence: { path: p, size: content.length } })),

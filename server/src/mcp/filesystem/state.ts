@@ -3,13 +3,35 @@
  * Directories are explicit (`dir/`: null) or implied by any path below them, so a snapshot that lists only
  * empty directories and one that lists every directory mean the same tree.
  */
+/** A file whose bytes are not UTF-8 text (an image, an archive): its bytes in base64. */
+export interface BinaryContent {
+  base64: string;
+}
+
 export interface FilesystemState {
-  files: Record<string, string | null>;
+  files: Record<string, string | BinaryContent | null>;
+}
+
+export function isBinary(content: string | BinaryContent | null | undefined): content is BinaryContent {
+  return typeof content === 'object' && content !== null;
+}
+
+/** A file's bytes: UTF-8 text, or the decoded base64 of a binary file. */
+export function contentBytes(content: string | BinaryContent): Buffer {
+  return isBinary(content) ? Buffer.from(content.base64, 'base64') : Buffer.from(content, 'utf8');
+}
+
+/** How the state holds a file's bytes: text when they are UTF-8 without NUL (they read back the same), else base64. */
+export function contentOf(bytes: Buffer): string | BinaryContent {
+  const text = bytes.toString('utf8');
+  return !text.includes('\0') && Buffer.from(text, 'utf8').equals(bytes) ? text : { base64: bytes.toString('base64') };
 }
 
 export interface FsView {
-  /** Normalised file path → content (LF line breaks). */
+  /** Normalised file path → content (LF line breaks); a binary file's content is its base64 (see `binary`). */
   files: Map<string, string>;
+  /** The paths of binary files (their `files` entry is base64, which text predicates never match as text). */
+  binary: Set<string>;
   /** Every directory, normalised, without trailing `/`; the root is `.`. */
   directories: Set<string>;
 }
@@ -38,11 +60,12 @@ export function toLf(text: string): string {
 
 export function normalizeState(state: unknown): FilesystemState {
   const files = (state as Partial<FilesystemState> | undefined)?.files ?? {};
-  return { files: { ...files } };
+  return { files: Object.fromEntries(Object.entries(files).map(([path, content]) => [path, isBinary(content) ? { base64: content.base64 } : content])) };
 }
 
 export function view(state: FilesystemState): FsView {
   const files = new Map<string, string>();
+  const binary = new Set<string>();
   const directories = new Set<string>(['.']);
   const addAncestors = (path: string): void => {
     for (let dir = parentOf(path); dir !== '.'; dir = parentOf(dir)) directories.add(dir);
@@ -52,12 +75,15 @@ export function view(state: FilesystemState): FsView {
     if (path === '.') continue;
     if (key.endsWith('/') || content === null) {
       directories.add(path);
+    } else if (isBinary(content)) {
+      files.set(path, content.base64);
+      binary.add(path);
     } else {
       files.set(path, toLf(content));
     }
     addAncestors(path);
   }
-  return { files, directories };
+  return { files, binary, directories };
 }
 
 /** Direct children of `dir` as `{ name, kind }`, sorted by name. */

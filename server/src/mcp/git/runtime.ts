@@ -20,10 +20,9 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { devNull } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError, type NamespaceRuntime } from '../namespace.ts';
 import { loadRegistry } from '../registry.ts';
-import { declaredTools } from '../simulation.ts';
+import { serveTools } from '../serve-tools.ts';
 import { normalizePath, SEED_AUTHOR, type Changes, type Commit, type GitState } from './state.ts';
 
 export const REPO_DIR = 'repo';
@@ -758,42 +757,23 @@ class GitTools {
   };
 }
 
-function textResult(text: string, isError = false): CallToolResult {
-  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
-}
-
 export async function createGitServer(sandbox: string, version: string): Promise<Server> {
   const info = (await loadRegistry()).get('git');
   if (!info) throw new Error('namespace git is not registered');
   if (!existsSync(join(sandbox, REPO_DIR, '.git'))) throw new Error(`${sandbox}: no seeded git repository (${REPO_DIR}/.git missing)`);
   const tools = new GitTools(sandbox);
   const server = new Server({ name: 'mcpbench-git', version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
-
-  // One git command sequence at a time: each call sees the repository the previous one left.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const run = async (): Promise<CallToolResult> => {
-      const { name, arguments: args = {} } = request.params;
-      const tool = info.tools.get(name);
-      const handler = tools.handlers[name];
-      if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-      if (!tool.validateInput(args)) {
-        const problems = (tool.validateInput.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message}`).join('; ');
-        return textResult(`invalid arguments for ${name}: ${problems}`, true);
-      }
-      try {
+  // Every tool takes the repository's path first, as mcp-server-git's do: it must name the one repository.
+  const handlers = Object.fromEntries(
+    Object.entries(tools.handlers).map(([name, handler]) => [
+      name,
+      (args: Record<string, unknown>) => {
         tools.checkRepoPath(args.repo_path);
-        return textResult(await handler(args));
-      } catch (error) {
-        if (error instanceof ToolError) return textResult(error.message, true);
-        throw error;
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
-  });
+        return handler(args);
+      },
+    ]),
+  );
+  serveTools(server, info, { handlers });
   return server;
 }
 

@@ -12,10 +12,9 @@ import { copyFileSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NamespaceRuntime } from '../namespace.ts';
 import { loadRegistry } from '../registry.ts';
-import { declaredTools } from '../simulation.ts';
+import { serveTools } from '../serve-tools.ts';
 import { canonicalHash } from '../../tasks/hash.ts';
 import {
   findRelation,
@@ -32,6 +31,7 @@ import {
 import { Database, PgError, TimeoutError, pglite, type Queryable, type Result } from './database.ts';
 import { createDatabase, databaseUrl, DATABASE_FILE, DATABASE_URL_ENV, dropDatabase, ExternalDatabase, readRecord, requireUrl, urlFor, writeRecord } from './external.ts';
 import { build } from './seed-sql.ts';
+import { applyStyles, readStyles, seededStyles, writeStyles } from './time-format.ts';
 import { normalizeState, type PostgresState } from './state.ts';
 
 export const DATA_DIR = 'pgdata';
@@ -133,6 +133,7 @@ async function seedExternal(url: string, state: PostgresState, sandbox: string):
 
 export async function seed(state: PostgresState, sandbox: string): Promise<void> {
   rmSync(join(sandbox, END_STATE_FILE), { force: true });
+  writeStyles(sandbox, seededStyles(state));
   const url = databaseUrl();
   if (url) return seedExternal(url, state, sandbox);
   rmSync(join(sandbox, DATABASE_FILE), { force: true });
@@ -163,11 +164,12 @@ export async function dispose(sandbox: string): Promise<void> {
 export const END_STATE_FILE = 'end-state.json';
 
 /**
- * The database's tables, rows and indexes in the state shape. A database that no longer answers a catalog
+ * The database's tables, rows and indexes in the state shape, dates and times in the form they were seeded
+ * in. A database that no longer answers a catalog
  * query (PGlite wedged by a statement it cannot run, such as `COPY ... TO PROGRAM`, answers every query
  * with nothing) is an error, never an empty state.
  */
-async function readState(db: Queryable): Promise<PostgresState> {
+async function readState(db: Queryable, sandbox: string): Promise<PostgresState> {
   const health = await db.query('SELECT count(*)::int AS n FROM pg_catalog.pg_class');
   const classes = (health.rows[0] as { n?: unknown } | undefined)?.n;
   if (typeof classes !== 'number' || classes <= 0) throw new Error('the database no longer answers catalog queries: its end state cannot be read');
@@ -183,7 +185,7 @@ async function readState(db: Queryable): Promise<PostgresState> {
     tables[name] = { columns, rows: jsonRows(result.rows, result.fields) };
   }
   const indexes = (await readIndexes(db)).map(({ definition: _definition, ...index }) => index);
-  return { tables, indexes };
+  return applyStyles({ tables, indexes }, readStyles(sandbox));
 }
 
 /**
@@ -196,19 +198,13 @@ export async function snapshot(sandbox: string): Promise<PostgresState> {
   if (existsSync(written)) return JSON.parse(readFileSync(written, 'utf8')) as PostgresState;
   const db = await openSandbox(sandbox);
   try {
-    return await readState(db);
+    return await readState(db, sandbox);
   } finally {
     await db.close();
   }
 }
 
 // ----------------------------------------------------------------------------------------------- server
-
-function textResult(result: unknown, isError = false): CallToolResult {
-  const content: CallToolResult['content'] = [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result, null, 2) }];
-  if (isError) return { content, isError };
-  return typeof result === 'object' && result !== null && !Array.isArray(result) ? { content, structuredContent: result as Record<string, unknown> } : { content };
-}
 
 /** Postgres's own wording, with the SQLSTATE and the 1-based character position it points at. */
 function errorText(error: unknown): string {
@@ -288,7 +284,6 @@ export async function createServer(sandbox: string, version: string): Promise<Se
   rmSync(join(sandbox, END_STATE_FILE), { force: true });
   const db = await openSandbox(sandbox);
   const server = new Server({ name: 'mcpbench-postgres', version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: declaredTools(info) }));
 
   const handlers: Record<string, (args: Record<string, string>) => Promise<unknown>> = {
     query: async ({ sql }) => rowsResult(await db.query(sql!, [], 'read-only')),
@@ -301,35 +296,15 @@ export async function createServer(sandbox: string, version: string): Promise<Se
     },
   };
 
-  // One call at a time, as one database session serves them.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const run = async (): Promise<CallToolResult> => {
-      const { name, arguments: args = {} } = request.params;
-      const tool = info.tools.get(name);
-      const handler = handlers[name];
-      if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-      if (!tool.validateInput(args)) {
-        const problems = (tool.validateInput.errors ?? []).map((e) => `${e.instancePath || 'arguments'} ${e.message}`).join('; ');
-        return textResult(`invalid arguments for ${name}: ${problems}`, true);
-      }
-      try {
-        return textResult(await handler(args as Record<string, string>));
-      } catch (error) {
-        return textResult(errorText(error), true);
-      }
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
-  });
+  // Every error is the agent's to read (a syntax error, a constraint, a timeout), in Postgres's own wording.
+  const served = serveTools(server, info, { handlers, errorText });
   // On a clean shutdown, after the agent's last statement, the server writes the end state for snapshot() and
   // closes the database, which leaves the data directory ready to open without recovery. (Pending statements
   // keep the process alive until both are done.)
   server.onclose = () => {
-    queue = queue
-      .then(async () => {
-        const state = await readState(db);
+    void served
+      .afterCalls(async () => {
+        const state = await readState(db, sandbox);
         const partial = join(sandbox, `${END_STATE_FILE}.partial`);
         writeFileSync(partial, JSON.stringify(state));
         renameSync(partial, join(sandbox, END_STATE_FILE));
@@ -350,7 +325,20 @@ export function network(sandbox: string): { env: Record<string, string> } | unde
   return record ? { env: { [DATABASE_URL_ENV]: requireUrl(record) } } : undefined;
 }
 
+/** The state a SQL script builds in an empty database (a dump, a schema with its data), read back as a snapshot is. */
+export async function stateFrom(sql: string, scratch: string): Promise<PostgresState> {
+  const dir = join(scratch, DATA_DIR);
+  copyTree(await blankTemplate(), dir);
+  const db = await Database.open(dir);
+  try {
+    await db.exec(sql, 'write');
+    return await readState(db, scratch);
+  } finally {
+    await db.close();
+  }
+}
+
 export const runtime: NamespaceRuntime<PostgresState> & {
   dispose(sandbox: string): Promise<void>;
   network(sandbox: string): { env: Record<string, string> } | undefined;
-} = { seed, snapshot, createServer, dispose, network };
+} = { seed, snapshot, createServer, dispose, network, stateFrom };

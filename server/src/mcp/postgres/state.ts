@@ -3,6 +3,8 @@
  * condition matches a row, how SQL type names compare. Rows are JSON, so numeric columns may arrive as
  * numbers (authored) or numeric text (a driver's `numeric`); both compare numerically.
  */
+import { deepEqual } from '../../json-values.ts';
+
 export interface Column {
   name: string;
   type: string;
@@ -117,19 +119,22 @@ export function asNumber(v: unknown): number | undefined {
   return undefined;
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as never)[k], (b as never)[k]));
-}
 
 /** Within tolerance, plus a relative epsilon so that 19.95 vs 19.9 with tolerance 0.05 is not lost to binary floats. */
 function near(a: number, e: number, tolerance: number): boolean {
   return Math.abs(a - e) <= tolerance + 1e-9 * Math.max(1, Math.abs(a), Math.abs(e));
+}
+
+const INSTANT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Microseconds since the epoch of an ISO 8601 timestamp (no zone: UTC), or undefined when it is not one. */
+function instant(text: string): number | undefined {
+  const m = INSTANT.exec(text);
+  if (!m) return undefined;
+  const [seconds, micro = ''] = m[2]!.split('.');
+  const zone = m[3] === undefined || m[3] === 'Z' ? 'Z' : m[3].length === 3 ? `${m[3]}:00` : m[3].includes(':') ? m[3] : `${m[3].slice(0, 3)}:${m[3].slice(3)}`;
+  const ms = Date.parse(`${m[1]}T${seconds}${zone}`);
+  return Number.isNaN(ms) ? undefined : ms * 1000 + Number(micro.padEnd(6, '0'));
 }
 
 /** SQL-ish equality for JSON values: null = null here (a predicate asks "is it null"), numbers numerically. */
@@ -145,6 +150,9 @@ export function valuesEqual(actual: unknown, expected: unknown, tolerance = 0): 
   if (typeof actual === 'boolean' || typeof expected === 'boolean') return actual === expected;
   if (typeof actual === 'string' && typeof expected === 'string') {
     if (actual === expected) return true;
+    // One instant written two ways ("1962-02-18T00:00:00.000Z", "1962-02-18 00:00:00+00") is one value.
+    const [at, expectedAt] = [instant(actual), instant(expected)];
+    if (at !== undefined && expectedAt !== undefined) return at === expectedAt;
     // numeric(10,2) text '19.90' against '19.9'
     const a = asNumber(actual);
     const e = asNumber(expected);

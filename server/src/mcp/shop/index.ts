@@ -16,6 +16,10 @@ export interface Product {
   description?: string;
   price: number;
   stock: number;
+  /** The product this sku is a variant of (its group): variants of one group can be exchanged for each other. */
+  variant_of?: string;
+  /** What sets this variant apart, e.g. `{ "size": "M", "color": "blue" }`. */
+  options?: Record<string, string>;
 }
 
 export interface Customer {
@@ -64,6 +68,17 @@ export interface Return {
   date: string;
 }
 
+/** An exchange of a delivered item for another variant of the same product. */
+export interface Exchange {
+  id: string;
+  order_id: string;
+  sku: string;
+  new_sku: string;
+  quantity: number;
+  reason: string;
+  date: string;
+}
+
 export interface ShopState {
   today: string;
   return_window_days: number;
@@ -72,6 +87,7 @@ export interface ShopState {
   coupons: Coupon[];
   orders: Order[];
   returns: Return[];
+  exchanges: Exchange[];
 }
 
 export const DEFAULT_TODAY = '2026-01-01';
@@ -87,11 +103,12 @@ export function normalizeState(state: unknown): ShopState {
   return {
     today: raw.today ?? DEFAULT_TODAY,
     return_window_days: raw.return_window_days ?? DEFAULT_RETURN_WINDOW_DAYS,
-    products: (raw.products ?? []).map((p) => ({ ...p })),
+    products: (raw.products ?? []).map((p) => ({ ...p, ...(p.options ? { options: { ...p.options } } : {}) })),
     customers: (raw.customers ?? []).map((c) => ({ ...c })),
     coupons: (raw.coupons ?? []).map((c) => ({ ...c, min_subtotal: c.min_subtotal ?? 0, times_used: c.times_used ?? 0 })),
     orders: (raw.orders ?? []).map((o) => ({ ...o, discount: o.discount ?? 0, items: o.items.map((i) => ({ ...i })) })),
     returns: (raw.returns ?? []).map((r) => ({ ...r, items: [...r.items] })),
+    exchanges: (raw.exchanges ?? []).map((e) => ({ ...e })),
   };
 }
 
@@ -219,9 +236,15 @@ const couponApplied: PredicateFunction<ShopState> = (args: { coupon_code: string
   };
 };
 
+const exchangeProcessed: PredicateFunction<ShopState> = (args: { order_id: string; sku?: string; new_sku?: string }, { state }) => {
+  const forOrder = state.exchanges.filter((e) => e.order_id === args.order_id);
+  const hit = forOrder.find((e) => (args.sku === undefined || e.sku === args.sku) && (args.new_sku === undefined || e.new_sku === args.new_sku));
+  return { value: hit !== undefined, evidence: hit ? { exchange: hit } : { order_id: args.order_id, exchanges_for_order: forOrder } };
+};
+
 export default defineNamespace<ShopState>({
   namespace: 'shop',
   normalizeState,
-  predicates: { orderExists, orderTotal, orderStatus, orderCount, returnProcessed, stockLevel, couponApplied },
+  predicates: { orderExists, orderTotal, orderStatus, orderCount, returnProcessed, exchangeProcessed, stockLevel, couponApplied },
   tools,
 });

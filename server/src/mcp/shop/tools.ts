@@ -3,9 +3,10 @@
  * rules are the ones the tool descriptions in schemas/servers/shop.json promise an agent. "Today" is the
  * state's `today`, never the clock, so a run replays identically.
  */
+import { findCustomers } from '../customers.ts';
 import { ToolError, type ToolHandler } from '../namespace.ts';
 // Types only: index.ts imports this module, and a runtime import back would be a cycle.
-import type { Coupon, Order, OrderItem, Product, RefundMethod, Return, ShopState } from './index.ts';
+import type { Coupon, Customer, Exchange, Order, OrderItem, Product, RefundMethod, Return, ShopState } from './index.ts';
 
 /**
  * Rounds money to the cent, half up. The nudge makes amounts whose binary form sits just below a half cent
@@ -119,14 +120,35 @@ const search_products: ToolHandler<ShopState> = (
       const text = `${p.name}\n${p.category}\n${p.description ?? ''}`.toLowerCase();
       return words.some((w) => text.includes(w));
     })
-    .map((p) => ({ sku: p.sku, name: p.name, category: p.category, price: p.price }));
+    .map((p) => ({ sku: p.sku, name: p.name, category: p.category, price: p.price, ...variantView(p) }));
   return { result: { products } };
 };
+
+/** A variant's group and options, when the product has them. */
+function variantView(p: Product): Record<string, unknown> {
+  return { ...(p.variant_of !== undefined ? { variant_of: p.variant_of } : {}), ...(p.options ? { options: { ...p.options } } : {}) };
+}
+
+/** The group a product belongs to: what it is a variant of, or itself. */
+const groupOf = (p: Product): string => p.variant_of ?? p.sku;
 
 const check_inventory: ToolHandler<ShopState> = (args: { sku: string }, state) => {
   const p = state.products.find((x) => x.sku === args.sku);
   if (!p) throw new ToolError(`Unknown sku "${args.sku}". Use search_products to find skus.`);
-  return { result: { product: { sku: p.sku, name: p.name, price: p.price, stock: p.stock } } };
+  const variants = state.products.filter((x) => x.sku !== p.sku && groupOf(x) === groupOf(p)).map((x) => ({ sku: x.sku, ...variantView(x), price: x.price, stock: x.stock }));
+  return { result: { product: { sku: p.sku, name: p.name, price: p.price, stock: p.stock, ...variantView(p), ...(variants.length ? { other_variants: variants } : {}) } } };
+};
+
+function customerView(c: Customer): Record<string, unknown> {
+  return { id: c.id, name: c.name, ...(c.email !== undefined ? { email: c.email } : {}), ...(c.address !== undefined ? { address: c.address } : {}) };
+}
+
+const find_customer: ToolHandler<ShopState> = (args: { name?: string; email?: string }, state) => ({ result: { customers: findCustomers(state.customers, args).map(customerView) } });
+
+const list_customer_orders: ToolHandler<ShopState> = (args: { customer_id: string }, state) => {
+  if (!state.customers.some((c) => c.id === args.customer_id)) throw new ToolError(`Unknown customer id "${args.customer_id}". Use find_customer to find it.`);
+  const orders = state.orders.filter((o) => o.customer_id === args.customer_id).map((o) => orderView(o, state.returns.filter((r) => r.order_id === o.id)));
+  return { result: { customer_id: args.customer_id, orders } };
 };
 
 const apply_coupon: ToolHandler<ShopState> = (args: { code: string; order_subtotal: number }, state) => {
@@ -249,11 +271,53 @@ const process_return: ToolHandler<ShopState> = (
   return { state: next, result: { return: returnView(record), order_status: nextOrder.status } };
 };
 
+const exchange_item: ToolHandler<ShopState> = (args: { order_id: string; sku: string; new_sku: string; reason: string }, state) => {
+  const order = state.orders.find((x) => x.id === args.order_id);
+  if (!order) throw new ToolError(`Unknown order id "${args.order_id}".`);
+  if (!RETURNABLE.has(order.status)) throw new ToolError(`Order ${order.id} is ${order.status}: only delivered (or partially returned) orders can be exchanged.`);
+  const age = daysBetween(order.date, state.today);
+  if (age > state.return_window_days) {
+    throw new ToolError(`Order ${order.id} is outside the exchange window: ordered ${order.date}, ${age} days before today (${state.today}); exchanges are accepted for ${state.return_window_days} days.`);
+  }
+  if (blank(args.reason)) throw new ToolError('reason must not be empty: say why the item is exchanged.');
+  const line = order.items.find((i) => i.sku === args.sku);
+  if (!line) throw new ToolError(`${args.sku} is not in order ${order.id} (it has ${order.items.map((i) => i.sku).join(', ')}).`);
+  if (state.returns.some((r) => r.order_id === order.id && r.items.includes(args.sku))) throw new ToolError(`${args.sku} of order ${order.id} was returned; it cannot be exchanged.`);
+  const current = state.products.find((p) => p.sku === args.sku);
+  const wanted = state.products.find((p) => p.sku === args.new_sku);
+  if (!wanted) throw new ToolError(`Unknown sku "${args.new_sku}". check_inventory lists a product's other variants.`);
+  if (args.new_sku === args.sku) throw new ToolError('new_sku is the sku already ordered: nothing to exchange.');
+  if (order.items.some((i) => i.sku === args.new_sku)) throw new ToolError(`Order ${order.id} already has a line of ${args.new_sku}; exchange into a variant it does not have.`);
+  if (!current || groupOf(current) !== groupOf(wanted)) throw new ToolError(`${args.new_sku} is not a variant of ${args.sku}: an exchange swaps an item for another variant of the same product (return it and order the other product instead).`);
+  if (cents(wanted.price) !== cents(line.unit_price)) {
+    throw new ToolError(`${args.new_sku} costs ${money(wanted.price)} and ${args.sku} was bought at ${money(line.unit_price)}: exchanges are for variants at the same price.`);
+  }
+  if (wanted.stock < line.quantity) throw new ToolError(`Out of stock: ${args.new_sku} has ${wanted.stock} in stock, the exchange needs ${line.quantity}.`);
+  const record: Exchange = {
+    id: nextId('EXC', state.exchanges.map((e) => e.id)),
+    order_id: order.id,
+    sku: args.sku,
+    new_sku: args.new_sku,
+    quantity: line.quantity,
+    reason: args.reason,
+    date: state.today,
+  };
+  const next = structuredClone(state);
+  next.products.find((p) => p.sku === args.sku)!.stock += line.quantity;
+  next.products.find((p) => p.sku === args.new_sku)!.stock -= line.quantity;
+  next.orders.find((o) => o.id === order.id)!.items.find((i) => i.sku === args.sku)!.sku = args.new_sku;
+  next.exchanges.push(record);
+  return { state: next, result: { exchange: { ...record }, order: orderView(next.orders.find((o) => o.id === order.id)!) } };
+};
+
 export const tools: Record<string, ToolHandler<ShopState>> = {
   search_products,
   check_inventory,
+  find_customer,
+  list_customer_orders,
   create_order,
   check_order_status,
   process_return,
+  exchange_item,
   apply_coupon,
 };

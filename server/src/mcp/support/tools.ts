@@ -2,6 +2,7 @@
  * The help-desk tools as pure functions of the state (ReliabilityBench customer support domain, Appendix A.3).
  * The rules are the ones the tool descriptions in schemas/servers/support.json promise an agent.
  */
+import { findCustomers } from '../customers.ts';
 import { ToolError, type ToolHandler } from '../namespace.ts';
 // Types only: index.ts imports this module, and a runtime import back would be a cycle.
 import type { Article, EscalationTarget, Priority, SupportState, Ticket, TicketStatus } from './index.ts';
@@ -161,7 +162,20 @@ const list_open_tickets: ToolHandler<SupportState> = (args: { priority?: Priorit
   return { result: { tickets } };
 };
 
+const find_customer: ToolHandler<SupportState> = (args: { name?: string; email?: string }, state) => ({
+  result: {
+    customers: findCustomers(state.customers, args).map((c) => ({
+      id: c.id,
+      name: c.name,
+      ...(c.email !== undefined ? { email: c.email } : {}),
+      ...(c.plan !== undefined ? { plan: c.plan } : {}),
+      open_tickets: state.tickets.filter((t) => t.customer_id === c.id && t.status !== 'closed').map((t) => t.id),
+    })),
+  },
+});
+
 export const tools: Record<string, ToolHandler<SupportState>> = {
+  find_customer,
   create_ticket,
   update_ticket,
   close_ticket,

@@ -5,6 +5,15 @@
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
 import { tools } from './tools.ts';
 
+export const CABINS = ['economy', 'business'] as const;
+export type Cabin = (typeof CABINS)[number];
+
+/** A cabin other than economy: its own fare and seats. */
+export interface CabinFare {
+  price: number;
+  seats_left: number;
+}
+
 export interface Flight {
   id: string;
   origin: string;
@@ -12,16 +21,33 @@ export interface Flight {
   date: string;
   departure_time?: string;
   airline?: string;
+  /** Economy fare per seat. */
   price: number;
+  /** Economy seats left. */
   seats_left: number;
+  /** The business cabin, when the flight has one. */
+  business?: CabinFare;
+  /** Fee per checked bag (default 0). */
+  baggage_fee?: number;
 }
 
-export type ReservationStatus = 'held' | 'confirmed';
+export type ReservationStatus = 'held' | 'confirmed' | 'cancelled';
 
 export interface Reservation {
+  /** The lead passenger (the first of `passengers`). */
   passenger?: string;
   status: ReservationStatus;
   payment_info?: string;
+  /** Cabin of the seats (default economy). */
+  cabin?: Cabin;
+  /** Seats held (default 1). */
+  seats?: number;
+  /** Every passenger's name, one per seat, when the booking has several. */
+  passengers?: string[];
+  /** Checked bags (default 0). */
+  bags?: number;
+  /** What the confirmed booking costs: seats × fare + bags × baggage fee. */
+  total?: number;
 }
 
 export interface TravelState {
@@ -54,6 +80,9 @@ interface ReservationFilters {
   origin?: string;
   dest?: string;
   date?: string;
+  cabin?: Cabin;
+  seats?: number;
+  bags?: number;
 }
 
 interface ReservationView extends Reservation {
@@ -71,8 +100,12 @@ function reservationViews(state: TravelState): ReservationView[] {
 
 function matches(r: ReservationView, f: ReservationFilters): boolean {
   if (f.flight_id !== undefined && r.flight_id !== f.flight_id) return false;
-  if (f.passenger !== undefined && !sameName(r.passenger, f.passenger)) return false;
+  // A passenger filter matches the lead passenger or any other passenger of the booking.
+  if (f.passenger !== undefined && !sameName(r.passenger, f.passenger) && !(r.passengers ?? []).some((p) => sameName(p, f.passenger!))) return false;
   if (f.status !== undefined && r.status !== f.status) return false;
+  if (f.cabin !== undefined && (r.cabin ?? 'economy') !== f.cabin) return false;
+  if (f.seats !== undefined && (r.seats ?? 1) !== f.seats) return false;
+  if (f.bags !== undefined && (r.bags ?? 0) !== f.bags) return false;
   // Route filters need the flight; a reservation of a flight missing from the database cannot match them.
   if (f.origin !== undefined && !sameName(r.flight?.origin, f.origin)) return false;
   if (f.dest !== undefined && !sameName(r.flight?.dest, f.dest)) return false;
@@ -118,10 +151,13 @@ const reservationCount: PredicateFunction<TravelState> = (args: ReservationFilte
   return { value: withinBounds(found.length, args), evidence: { count: found.length, reservations: found.slice(0, 10) } };
 };
 
-const seatsLeft: PredicateFunction<TravelState> = (args: { flight_id: string } & Bounds, { state }) => {
+const seatsLeft: PredicateFunction<TravelState> = (args: { flight_id: string; cabin?: Cabin } & Bounds, { state }) => {
   const flight = state.flights.find((f) => f.id === args.flight_id);
   if (!flight) return { value: false, evidence: { flight_id: args.flight_id, flight: null } };
-  return { value: withinBounds(flight.seats_left, args), evidence: { flight_id: flight.id, seats_left: flight.seats_left } };
+  const cabin = args.cabin ?? 'economy';
+  const left = cabin === 'business' ? flight.business?.seats_left : flight.seats_left;
+  if (left === undefined) return { value: false, evidence: { flight_id: flight.id, cabin, seats_left: null } };
+  return { value: withinBounds(left, args), evidence: { flight_id: flight.id, ...(args.cabin ? { cabin } : {}), seats_left: left } };
 };
 
 export default defineNamespace<TravelState>({

@@ -5,7 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
-import type { Task } from '../../tasks/model.ts';
+import type { SolutionStep, Task } from '../../tasks/model.ts';
 import type { AgentErrorCode, EgressRecord, EpisodeError, FailureCode, InfraErrorCode } from '../store.ts';
 import type { ModelMeter } from './usage.ts';
 
@@ -32,6 +32,8 @@ export interface AgentContext {
   onEgress?: (record: EgressRecord) => void;
   /** For the reference agent: which sequence to replay (`reference:0`, `counterexample:1`). */
   variant: string;
+  /** For the reference agent: the sequence itself, when it is not one of the task's own (a mutant of one). */
+  steps?: SolutionStep[];
   /** Aborted when the episode times out or the run is interrupted. */
   signal: AbortSignal;
   /** The run seed and the trial: a model agent derives the sampling seed it sends from them. */

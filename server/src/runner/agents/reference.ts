@@ -53,7 +53,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
   return {
     name: options.retry ? 'reference+retry' : 'reference',
     async run(context: AgentContext): Promise<AgentOutcome> {
-      const steps = variantSteps(context.task, context.variant);
+      const steps = context.steps ?? variantSteps(context.task, context.variant);
       const client = new Client({ name: 'mcpbench-reference-agent', version: '0.1.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(context.gateway.url)));
       let answer: string | undefined;
