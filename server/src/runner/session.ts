@@ -199,9 +199,9 @@ function failureDiagnoser(tasks: readonly LoadedTask[], registry: Registry): (re
   return (result) => classifyFailure(result, byHash.get(result.task_hash), registry);
 }
 
-/** A finished episode's event carries its failure mode (`failure`) when it failed. */
+/** A finished episode's event carries its failure mode (`failure`: null unless it failed). */
 function withFailureModes(emit: Emit, diagnose: (result: EpisodeRecord) => FailureDiagnosis | null): Emit {
-  return (event) => emit(event.type === 'episode-finished' && event.result.status === 'failed' ? { ...event, failure: diagnose(event.result) } : event);
+  return (event) => emit(event.type === 'episode-finished' ? { ...event, failure: diagnose(event.result) } : event);
 }
 
 function loadInput(input: TaskInput, options: SessionCommon): LoadedTask[] {
