@@ -106,6 +106,8 @@ describe('the language server on a workspace', () => {
   test("an open file's edits win until it is closed; then the file on disk speaks again, and disk changes are followed", async () => {
     const file = 'tasks/filesystem/broken-closed.json';
     const onDisk = readFileSync(path(file), 'utf8');
+    // The workspace scan has published the file on disk first (so no publish of it is still on its way).
+    await server.diagnostics(uri(file), (d) => d.some((x) => x.code === 'unknown-tool'));
     await server.open(uri(file), onDisk);
     let mark = server.mark();
     await server.change(uri(file), onDisk.replace('"filesystem.list_dir"', '"filesystem.list_directory"'));
