@@ -60,8 +60,11 @@ export interface NamespaceRuntime<State> {
   snapshot(sandbox: string): Promise<State>;
   /** `builtin` namespaces: the MCP server over the sandbox, served by `mcpbench serve <ns> --dir`. */
   createServer?(sandbox: string, version: string): Promise<import('@modelcontextprotocol/sdk/server/index.js').Server>;
-  /** `npm` namespaces: the command that starts the official server on the sandbox (stdio). */
-  launch?(sandbox: string): { command: string; args: string[]; env?: Record<string, string> };
+  /**
+   * `npm` namespaces: the command that starts the official server on the sandbox (stdio); `bundled: false`
+   * starts the package's own entry even when the build bundled it (dist/npm/<ns>.mjs).
+   */
+  launch?(sandbox: string, options?: { bundled?: boolean }): { command: string; args: string[]; env?: Record<string, string> };
   /**
    * A server that must reach a service of the user's (a database server) says so for a seeded sandbox: it
    * then shares the host's network and gets these variables, which are otherwise never passed to a server.

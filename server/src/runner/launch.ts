@@ -3,6 +3,7 @@
  * has a timeout; a server that crashes or hangs is reported with the tail of its stderr and is killed, so
  * the caller never hangs.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,6 +15,11 @@ import type { EpisodeError, InfraErrorCode } from './store.ts';
 
 export interface LaunchOptions {
   backend?: SandboxBackend;
+  /**
+   * The start path before the fast one (issue 18), for bench/run's comparison only: dist/serve.js without
+   * its code cache, official servers from their packages' own entries instead of their dist/npm bundles.
+   */
+  plain?: boolean;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
 }
@@ -56,21 +62,28 @@ export class ServerError extends Error {
 const STDERR_TAIL_BYTES = 4000;
 
 /**
+ * The Node flags of dist/serve.js's process. esbuild.mjs makes the code cache under the same flags (V8
+ * rejects it under others). --liftoff-only: a server lives for one episode, too short for V8's optimising
+ * tier of WebAssembly to pay off; without it PGlite's start-up costs ~1.3 CPU-seconds instead of ~0.8.
+ */
+export const SERVE_NODE_FLAGS = ['--liftoff-only'];
+
+/**
  * The unsandboxed command that serves a namespace on `sandbox` over stdio, with its whole environment, and
  * whether it needs the host's network (a postgres sandbox seeded on the user's own Postgres server).
  */
-export function serverCommand(info: NamespaceInfo, sandbox: string): LaunchSpec & { network: 'none' | 'host' } {
+export function serverCommand(info: NamespaceInfo, sandbox: string, options: Pick<LaunchOptions, 'plain'> = {}): LaunchSpec & { network: 'none' | 'host' } {
   const runtime = info.plugin?.runtime;
   const reach = runtime?.network?.(sandbox);
   const network = reach ? 'host' : 'none';
   if (info.plugin?.tools || runtime?.createServer) {
-    // --liftoff-only: a server lives for one episode, too short for V8's optimising tier of WebAssembly to pay
-    // off; without it PGlite's start-up costs ~1.3 CPU-seconds instead of ~0.8 (JavaScript is not affected).
-    const args = ['--liftoff-only', join(packageRoot(), 'dist', 'serve.js'), info.namespace, '--dir', sandbox];
+    // dist/serve-boot.js runs dist/serve.js from its code cache, when the build made one.
+    const entry = !options.plain && existsSync(join(packageRoot(), 'dist', 'serve-boot.js')) ? 'serve-boot.js' : 'serve.js';
+    const args = [...SERVE_NODE_FLAGS, join(packageRoot(), 'dist', entry), info.namespace, '--dir', sandbox];
     return { command: process.execPath, args, env: serverEnvironment(sandbox, reach?.env), network };
   }
   if (runtime?.launch) {
-    const spec = runtime.launch(sandbox);
+    const spec = runtime.launch(sandbox, { bundled: !options.plain });
     return { ...spec, env: serverEnvironment(sandbox, { ...spec.env, ...reach?.env }), network };
   }
   throw new ServerError(`namespace ${info.namespace} has no server`, info.namespace, '', 'server-start');
@@ -98,7 +111,7 @@ export interface RunningServer {
 /** Starts a namespace's server confined to `sandbox` (already seeded) and connects to it. */
 export function startServer(info: NamespaceInfo, sandbox: string, options: LaunchOptions = {}): Promise<RunningServer> {
   const backend = options.backend ?? defaultBackend();
-  const { network, ...command } = serverCommand(info, sandbox);
+  const { network, ...command } = serverCommand(info, sandbox, options);
   const confinement = serverConfinement(sandbox, network);
   prepareWritable(confinement, backend);
   return connectServer(info.namespace, sandboxed(backend, command, confinement), sandbox, backend, options);

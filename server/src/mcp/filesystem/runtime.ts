@@ -35,5 +35,5 @@ export const filesystemRuntime: NamespaceRuntime<FilesystemState> = {
     walk('');
     return { files };
   },
-  launch: (sandbox) => filesystemServer.launch(packageRoot(), sandbox),
+  launch: (sandbox, options) => filesystemServer.launch(packageRoot(), sandbox, options),
 };

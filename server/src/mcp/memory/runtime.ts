@@ -29,5 +29,5 @@ export const memoryRuntime: NamespaceRuntime<MemoryState> = {
     }
     return state;
   },
-  launch: (sandbox) => memoryServer.launch(packageRoot(), sandbox),
+  launch: (sandbox, options) => memoryServer.launch(packageRoot(), sandbox, options),
 };
