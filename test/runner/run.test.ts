@@ -33,13 +33,13 @@ function runFolder(out: string): string {
   return join(out, folder);
 }
 
-/** Server processes started from our CLI still alive (their command line names `serve` and the sandbox). */
+/** Processes still alive whose command line names a sandbox of the run (`marker`: its sandbox folders' prefix). */
 function strayServers(marker: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (cmd.includes(marker) && cmd.includes(' serve ')) found.push(`${pid}: ${cmd}`);
+      if (cmd.includes(marker)) found.push(`${pid}: ${cmd}`);
     } catch {
       // the process ended while we looked
     }
@@ -101,7 +101,11 @@ test('Ctrl-C stops the run cleanly and leaves no server process behind', { timeo
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('"type":"call"') && resolve()));
-  const sandboxMarker = 'mcpbench-run-';
+  // Every server of this run (those of its episodes and those its pool started ahead) runs in a sandbox
+  // folder named after the run, and its command line says so.
+  const runId = JSON.parse(readFileSync(join(runFolder(out), 'run.json'), 'utf8')).run_id as string;
+  const sandboxMarker = `mcpbench-${runId}-`;
+  assert.ok(strayServers(sandboxMarker).length > 0, 'the run has servers running when the signal comes');
   child.kill('SIGINT');
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 130);

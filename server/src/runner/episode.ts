@@ -53,6 +53,8 @@ export interface EpisodeEnvironment {
   callTimeoutMs?: number;
   /** Aborted when the run is interrupted: the episode stops and is not recorded. */
   signal?: AbortSignal;
+  /** The start path before issue 18 (see LaunchOptions.plain) and no pool: for bench/run's comparison only. */
+  plain?: boolean;
   onEvent?: (event: RunEvent) => void;
 }
 
@@ -146,23 +148,137 @@ export function referenceStates(spec: EpisodeSpec, env: EpisodeEnvironment): Pro
   return states;
 }
 
-export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Promise<EpisodeRecord> {
-  return (await playEpisode(spec, env, needsReferenceStates(spec.task, env.registry))).result;
+/**
+ * An episode's sandbox root and servers: its own namespaces seeded and (unless its agent calls no tools)
+ * started, side by side (a cross-server task waits for the slowest, not the sum). Made either when the
+ * episode is taken or ahead of time by the run's pool (`EpisodePool`); either way every server is fresh, in
+ * its own new sandbox, and serves this one episode only.
+ */
+export interface PreparedEpisode {
+  readonly root: string;
+  /** The servers that started (those that did are here even when another one failed, so they get stopped). */
+  readonly servers: Map<string, RunningServer>;
+  /** The namespaces whose sandbox was made (and so has a state to read), in the order they were. */
+  readonly launched: NamespaceInfo[];
+  /** Resolves when every own namespace is seeded and started: to the first failure, or undefined. */
+  readonly ready: Promise<unknown>;
+  /** Seeds a namespace's sandbox (a distractor's, when the agent first calls one of its tools). */
+  seed(info: NamespaceInfo): Promise<string>;
+  start(info: NamespaceInfo, sandbox: string): Promise<RunningServer>;
+  /** Stops its servers and removes its sandboxes: for an episode that will not run on it. */
+  discard(): Promise<void>;
 }
 
-/** One episode, and the end states it read (undefined after an infrastructure failure). */
-async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withReference: boolean): Promise<{ result: EpisodeRecord; states?: NamespaceStates }> {
+export function prepareEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): PreparedEpisode {
+  const { task } = spec;
+  const root = mkdtempSync(join(tmpdir(), sandboxRootPrefix(env.runId)));
+  // Traversable (not listable) by the unprivileged user the sandboxes run as; each sandbox is its own.
+  chmodSync(root, 0o711);
+  const servers = new Map<string, RunningServer>();
+  const launched: NamespaceInfo[] = [];
+  const seed = async (info: NamespaceInfo): Promise<string> => {
+    const sandbox = join(root, info.namespace);
+    mkdirSync(sandbox);
+    launched.push(info);
+    try {
+      await seedNamespace(info, task.initial_state[info.namespace], sandbox);
+    } catch (error) {
+      throw error instanceof ServerError ? error : new ServerError(`could not seed the ${info.namespace} state: ${describe(error)}`, info.namespace, '', 'state-seed');
+    }
+    return sandbox;
+  };
+  const start = async (info: NamespaceInfo, sandbox: string): Promise<RunningServer> => {
+    const server = await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs, plain: env.plain });
+    servers.set(info.namespace, server);
+    return server;
+  };
+  const own = new Set(taskNamespaces(task));
+  // allSettled, not all: every server that did start is in `servers` when this resolves, so whoever stops
+  // the episode stops it even when another one failed.
+  const ready = Promise.allSettled(
+    episodeNamespaces(task, env.registry)
+      .filter((info) => own.has(info.namespace))
+      .map(async (info) => {
+        const sandbox = await seed(info);
+        if (!spec.agent.callsNoTools) await start(info, sandbox);
+      }),
+  ).then((settled) => settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason as unknown);
+  return {
+    root,
+    servers,
+    launched,
+    ready,
+    seed,
+    start,
+    async discard() {
+      await ready;
+      await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
+      servers.clear();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Prepares the episodes a run is about to take, `size` ahead (the run's concurrency): their servers start
+ * while the episodes before them run, so an episode taken from the pool starts its agent at once. Nothing is
+ * shared or reused; a prepared episode that never runs (an interruption, a cost budget) is discarded.
+ */
+export class EpisodePool {
+  private readonly prepared = new Map<EpisodeSpec, PreparedEpisode>();
+
+  constructor(
+    private readonly env: EpisodeEnvironment,
+    private readonly size: number,
+  ) {}
+
+  /** Starts preparing the first `size` specs of `upcoming` that are not prepared yet. */
+  fill(upcoming: readonly EpisodeSpec[]): void {
+    for (const spec of upcoming.slice(0, this.size)) {
+      if (this.prepared.size >= this.size) return;
+      if (this.env.signal?.aborted) return;
+      if (!this.prepared.has(spec)) this.prepared.set(spec, prepareEpisode(spec, this.env));
+    }
+  }
+
+  /** The prepared episode of `spec`, if the pool made one (it is then the caller's). */
+  take(spec: EpisodeSpec): PreparedEpisode | undefined {
+    const prepared = this.prepared.get(spec);
+    this.prepared.delete(spec);
+    return prepared;
+  }
+
+  /** Discards every prepared episode not taken. */
+  async drain(): Promise<void> {
+    const left = [...this.prepared.values()];
+    this.prepared.clear();
+    await Promise.all(left.map((p) => p.discard()));
+  }
+}
+
+export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, prepared?: PreparedEpisode): Promise<EpisodeRecord> {
+  return (await playEpisode(spec, env, needsReferenceStates(spec.task, env.registry), prepared)).result;
+}
+
+/**
+ * One episode, and the end states it read (undefined after an infrastructure failure). `pooled`: its servers,
+ * prepared ahead by the run's pool; one that could not start them falls back to starting them now.
+ */
+async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withReference: boolean, pooled?: PreparedEpisode): Promise<{ result: EpisodeRecord; states?: NamespaceStates }> {
   const { task, key } = spec;
   const started = new Date();
   const t0 = performance.now();
   const emit = (event: RunEvent) => env.onEvent?.(event);
   const workUnit = specWorkUnit(spec, env.seed);
-  const root = mkdtempSync(join(tmpdir(), sandboxRootPrefix(env.runId)));
-  // Traversable (not listable) by the unprivileged user the sandboxes run as; each sandbox is its own.
-  chmodSync(root, 0o711);
-  const servers = new Map<string, RunningServer>();
-  /** The namespaces whose sandbox was made (and so has a state to read), in the order they were. */
-  const launched: NamespaceInfo[] = [];
+  let prepared = pooled;
+  let failure = await prepared?.ready;
+  if (prepared && failure !== undefined) {
+    await prepared.discard();
+    emit({ type: 'notice', run_id: env.runId, level: 'warning', message: `${key.task_id}: the server pool could not start its servers ahead (${describe(failure)}); starting them now` });
+    prepared = undefined;
+  }
+  prepared ??= prepareEpisode(spec, env);
+  const { root, servers, launched } = prepared;
   /** Distractor servers started during the episode: waited for before anything is stopped. */
   const lateStarts: Promise<RunningServer>[] = [];
   let gateway: Gateway | undefined;
@@ -189,41 +305,14 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
   emit({ type: 'episode-started', run_id: env.runId, work_unit: workUnit, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
   try {
     const namespaces = episodeNamespaces(task, env.registry);
-    const seed = async (info: NamespaceInfo): Promise<string> => {
-      const sandbox = join(root, info.namespace);
-      mkdirSync(sandbox);
-      launched.push(info);
-      try {
-        await seedNamespace(info, task.initial_state[info.namespace], sandbox);
-      } catch (error) {
-        throw error instanceof ServerError ? error : new ServerError(`could not seed the ${info.namespace} state: ${describe(error)}`, info.namespace, '', 'state-seed');
-      }
-      return sandbox;
-    };
-    const start = async (info: NamespaceInfo, sandbox: string): Promise<RunningServer> => {
-      const server = await startServer(info, sandbox, { backend: env.backend, startTimeoutMs: env.startTimeoutMs, callTimeoutMs: env.callTimeoutMs });
-      servers.set(info.namespace, server);
-      return server;
-    };
-    // The task's own namespaces are seeded and started now, side by side (a cross-server task waits for the
-    // slowest, not the sum); a namespace that only lends distractor tools starts when the agent first calls
-    // one of them, if ever; an agent that calls no tools gets seeded sandboxes and no server at all.
-    // allSettled, not all: every server that did start is in `servers` before we return, so the finally
-    // below stops it even when another one failed.
-    const own = new Set(taskNamespaces(task));
-    const started = await Promise.allSettled(
-      namespaces
-        .filter((info) => own.has(info.namespace))
-        .map(async (info) => {
-          const sandbox = await seed(info);
-          if (!spec.agent.callsNoTools) await start(info, sandbox);
-        }),
-    );
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      const reason: unknown = failed.reason;
+    // A namespace that only lends distractor tools starts when the agent first calls one of them, if ever; an
+    // agent that calls no tools gets seeded sandboxes and no server at all.
+    failure = await prepared.ready;
+    if (failure !== undefined) {
+      const reason = failure;
       return { result: infraResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` }) };
     }
+    const { seed, start } = prepared;
     const handles = new Map<string, ServerHandle>(servers);
     for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
       let starting: Promise<RunningServer> | undefined;

@@ -10,7 +10,7 @@ import type { Task } from '../tasks/model.ts';
 import type { Diagnostic } from '../tasks/diagnostics.ts';
 import { readText } from '../tasks/files.ts';
 import type { Agent } from './agents/agent.ts';
-import { EpisodeInterrupted, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
+import { EpisodeInterrupted, EpisodePool, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
 import { finishedWorkUnits, type EpisodeRecord, type WritableRun } from './store.ts';
 import type { FaultProfile, GoalPerturbation } from './types.ts';
 
@@ -167,6 +167,8 @@ export const executeRun: Executor = async (specs, options) => {
   let interrupted = false;
   let spent = runCost(options.store.episodes);
   let overBudget = false;
+  // Each episode's servers start while the episodes before it run: `concurrency` episodes ahead.
+  const pool = options.plain ? undefined : new EpisodePool(options, Math.max(1, options.concurrency));
   const worker = async () => {
     for (;;) {
       if (options.signal?.aborted) return;
@@ -176,6 +178,8 @@ export const executeRun: Executor = async (specs, options) => {
       }
       const spec = queue.shift();
       if (!spec) return;
+      const prepared = pool?.take(spec);
+      pool?.fill(queue);
       for (let attempt = 1; ; attempt++) {
         // A retry of an infrastructure error is work still to do: after an interruption it waits for --resume.
         if (attempt > 1 && options.signal?.aborted) {
@@ -184,7 +188,8 @@ export const executeRun: Executor = async (specs, options) => {
         }
         let result: EpisodeRecord;
         try {
-          result = await runEpisode(spec, options);
+          // A retry starts fresh servers of its own.
+          result = await runEpisode(spec, options, attempt === 1 ? prepared : undefined);
         } catch (error) {
           if (error instanceof EpisodeInterrupted || options.signal?.aborted) {
             interrupted = true;
@@ -200,7 +205,11 @@ export const executeRun: Executor = async (specs, options) => {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  } finally {
+    await pool?.drain();
+  }
   // A stop after the last episode finished is no interruption: the run is complete.
   const stopped = interrupted || (Boolean(options.signal?.aborted) && queue.length > 0);
   const costBudget = overBudget && !stopped && queue.length > 0 && options.maxCost !== undefined ? { spent, max: options.maxCost, not_started: queue.length } : undefined;
