@@ -1,13 +1,18 @@
 /**
- * bench/run: episodes per minute for the reference agent over the task set at concurrency 1 and 2, and the
- * share of wall time spent outside the servers' own work (tool calls, measured at the gateway) — start-up,
- * seeding, snapshots, evaluation. Needs `npm run build` first.
+ * bench/run: episodes per minute for the reference agent over the task set, the plain start path (dist/serve.js
+ * compiled at every start, official servers from their packages, servers started when an episode is taken)
+ * against the fast one (code cache, bundled official servers, the pool starting each episode's servers
+ * while the episodes before it run), at concurrency 1, 2 and 4, in one run and taking turns. For each: the
+ * share of episode time outside the servers' own work (tool calls, measured at the gateway), the CPU time
+ * per episode (this process and every server, sandboxes included) and the memory of an episode's servers.
+ * Needs `npm run build` first.
  *
- *   npx tsx bench/run/run.ts [task folders...]      (default: tasks/; SANDBOX=bwrap|process)
+ *   npx tsx bench/run/run.ts [--concurrency 1,2,4] [--rounds 1] [task folders...]   (SANDBOX=bwrap|process)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
 import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
@@ -16,10 +21,48 @@ import { defaultBackend, type SandboxBackend } from '../../server/src/runner/san
 import { createRun } from '../../server/src/runner/store.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds of this process and of its children that have ended (every server, once stopped). */
+function cpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // utime, stime, cutime, cstime are fields 14-17 of stat; after "pid (comm) " they are at 11-14.
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / TICKS_PER_SECOND;
+}
+
+/** Resident memory (MiB) of the processes serving episodes of a run, and in how many episode folders. */
+function serverMemory(prefix: string): { mib: number; episodes: number } {
+  let kib = 0;
+  const roots = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const at = cmd.indexOf(prefix);
+      if (at < 0) continue;
+      roots.add(cmd.slice(at, at + prefix.length + 6));
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      kib += Number(rss?.[1] ?? 0);
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return { mib: kib / 1024, episodes: roots.size };
+}
+
+interface Measure {
+  perMin: number;
+  outside: number;
+  cpuMs: number;
+  memMib: number;
+  failed: number;
+}
+
 async function main() {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { concurrency: { type: 'string', default: '1,2,4' }, rounds: { type: 'string', default: '1' } } });
+  const levels = values.concurrency.split(',').map(Number);
+  const rounds = Number(values.rounds);
   const registry = await loadRegistry();
-  const paths = process.argv.slice(2);
-  const tasks = loadTasks(collectTaskFiles(paths.length ? paths : [join(__dirname, '..', '..', 'tasks')]), registry);
+  const tasks = loadTasks(collectTaskFiles(positionals.length ? positionals : [join(__dirname, '..', '..', 'tasks')]), registry);
   const backend = (process.env.SANDBOX as SandboxBackend | undefined) ?? defaultBackend();
   const specs = planRun(tasks, {
     agent: createReferenceAgent(),
@@ -28,28 +71,57 @@ async function main() {
     profile: { ...FAULT_PROFILES.none, name: 'none' },
     perturbation: 'none',
   });
-  console.log(`bench/run: ${specs.length} episodes (reference agent, no faults, sandbox ${backend})`);
-  for (const concurrency of [1, 2]) {
+  console.log(`bench/run: ${specs.length} episodes (reference agent, no faults, sandbox ${backend}), ${rounds} round(s), load ${loadavg()[0]!.toFixed(1)} at start`);
+
+  const once = async (plain: boolean, concurrency: number, round: number): Promise<Measure> => {
     const work = mkdtempSync(join(tmpdir(), 'mcpbench-bench-run-'));
+    const runId = `bench${plain ? 'plain' : 'fast'}${concurrency}r${round}`;
     try {
       const store = createRun(join(work, 'run'), {
-        kind: 'run', run_id: `bench-${concurrency}`, created_at: new Date().toISOString(), task_files: tasks.map((t) => t.file), tasks: tasks.map((t) => t.task.id),
+        kind: 'run', run_id: runId, created_at: new Date().toISOString(), task_files: tasks.map((t) => t.file), tasks: tasks.map((t) => t.task.id),
         agent: 'reference', fault_profile: 'none', perturbations: ['none'], trials: 1, seed: 1, concurrency, sandbox: backend,
       });
+      const memory: number[] = [];
+      const sampler = setInterval(() => {
+        const { mib, episodes } = serverMemory(`mcpbench-${runId}-`);
+        if (episodes > 0) memory.push(mib / episodes);
+      }, 200);
+      const cpu0 = cpuSeconds();
       const started = performance.now();
-      await executeRun(specs, { store, concurrency, runId: `bench-${concurrency}`, registry, seed: 1, backend });
+      await executeRun(specs, { store, concurrency, runId, registry, seed: 1, backend, plain });
       const wallMs = performance.now() - started;
+      clearInterval(sampler);
       const results = store.episodes;
       const episodeMs = results.reduce((n, r) => n + r.duration_ms, 0);
       const callMs = results.reduce((n, r) => n + r.calls.reduce((m, c) => m + c.latency_ms, 0), 0);
-      const failed = results.filter((r) => r.status !== 'passed').length;
-      console.log(
-        `  concurrency ${concurrency}: ${((results.length / wallMs) * 60_000).toFixed(1)} episodes/min (${(wallMs / 1000).toFixed(1)} s wall, ${failed} not passed); ` +
-          `time in tool calls ${((callMs / episodeMs) * 100).toFixed(1)}% of episode time, outside the servers' own work ${(100 - (callMs / episodeMs) * 100).toFixed(1)}%`,
-      );
+      return {
+        perMin: (results.length / wallMs) * 60_000,
+        outside: 100 - (callMs / episodeMs) * 100,
+        cpuMs: ((cpuSeconds() - cpu0) * 1000) / results.length,
+        memMib: memory.length ? memory.reduce((a, b) => a + b, 0) / memory.length : NaN,
+        failed: results.filter((r) => r.status !== 'passed').length,
+      };
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  };
+
+  const show = (m: Measure) =>
+    `${m.perMin.toFixed(1).padStart(6)} episodes/min, outside the servers' work ${m.outside.toFixed(1)}% of episode time, ` +
+    `${m.cpuMs.toFixed(0)} ms CPU/episode, ${m.memMib.toFixed(0)} MiB servers/episode${m.failed ? `, ${m.failed} NOT PASSED` : ''}`;
+  for (const concurrency of levels) {
+    const plain: Measure[] = [];
+    const fast: Measure[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // Taking turns, the first one alternating, so a drift of the machine's load falls on both.
+      const order = round % 2 === 0 ? [true, false] : [false, true];
+      for (const p of order) (p ? plain : fast).push(await once(p, concurrency, round));
+    }
+    const median = (ms: Measure[]) => [...ms].sort((a, b) => a.perMin - b.perMin)[Math.floor(ms.length / 2)]!;
+    const [a, b] = [median(plain), median(fast)];
+    console.log(`  concurrency ${concurrency}  plain: ${show(a)}`);
+    console.log(`  concurrency ${concurrency}  fast:  ${show(b)}`);
+    console.log(`  concurrency ${concurrency}  ratio fast/plain ${(b.perMin / a.perMin).toFixed(2)}x (load ${loadavg()[0]!.toFixed(1)})`);
   }
 }
 
