@@ -3,7 +3,7 @@
  * compiled at every start, official servers from their packages, servers started when an episode is taken)
  * against the fast one (code cache, bundled official servers, the pool starting each episode's servers
  * while the episodes before it run), at concurrency 1, 2 and 4, in one run and taking turns. For each: the
- * share of episode time outside the servers' own work (tool calls, measured at the gateway), the CPU time
+ * share of episode time outside the servers' own work (tool calls, measured at the gateway), the machine's CPU time
  * per episode (this process and every server, sandboxes included) and the memory of an episode's servers.
  * Needs `npm run build` first.
  *
@@ -23,11 +23,14 @@ import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds of this process and of its children that have ended (every server, once stopped). */
+/**
+ * Busy CPU seconds of the whole machine (/proc/stat: user, nice, system, irq, softirq, steal). Not this
+ * process's rusage: a server in a bubblewrap sandbox is never waited for by us, so its CPU time is not in our
+ * children's. Other work on the machine counts too: the load is printed beside it.
+ */
 function cpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  // utime, stime, cutime, cstime are fields 14-17 of stat; after "pid (comm) " they are at 11-14.
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / TICKS_PER_SECOND;
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return [user, nice, system, irq, softirq, steal].reduce((sum: number, v) => sum + (v ?? 0), 0) / TICKS_PER_SECOND;
 }
 
 /** Resident memory (MiB) of the processes serving episodes of a run, and in how many episode folders. */
@@ -53,6 +56,8 @@ interface Measure {
   perMin: number;
   outside: number;
   cpuMs: number;
+  /** Of which this process (the runner: gateway, agent, snapshots, evaluation, journal). */
+  runnerCpuMs: number;
   memMib: number;
   failed: number;
 }
@@ -87,6 +92,7 @@ async function main() {
         if (episodes > 0) memory.push(mib / episodes);
       }, 200);
       const cpu0 = cpuSeconds();
+      const own0 = process.cpuUsage();
       const started = performance.now();
       await executeRun(specs, { store, concurrency, runId, registry, seed: 1, backend, plain });
       const wallMs = performance.now() - started;
@@ -98,6 +104,7 @@ async function main() {
         perMin: (results.length / wallMs) * 60_000,
         outside: 100 - (callMs / episodeMs) * 100,
         cpuMs: ((cpuSeconds() - cpu0) * 1000) / results.length,
+        runnerCpuMs: (((u) => u.user + u.system)(process.cpuUsage(own0)) / 1000) / results.length,
         memMib: memory.length ? memory.reduce((a, b) => a + b, 0) / memory.length : NaN,
         failed: results.filter((r) => r.status !== 'passed').length,
       };
@@ -108,7 +115,7 @@ async function main() {
 
   const show = (m: Measure) =>
     `${m.perMin.toFixed(1).padStart(6)} episodes/min, outside the servers' work ${m.outside.toFixed(1)}% of episode time, ` +
-    `${m.cpuMs.toFixed(0)} ms CPU/episode, ${m.memMib.toFixed(0)} MiB servers/episode${m.failed ? `, ${m.failed} NOT PASSED` : ''}`;
+    `${m.cpuMs.toFixed(0)} ms CPU/episode (runner ${m.runnerCpuMs.toFixed(0)}), ${m.memMib.toFixed(0)} MiB servers/episode${m.failed ? `, ${m.failed} NOT PASSED` : ''}`;
   for (const concurrency of levels) {
     const plain: Measure[] = [];
     const fast: Measure[] = [];

@@ -220,7 +220,7 @@ export function prepareEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Prep
 }
 
 /**
- * Prepares the episodes a run is about to take, `size` ahead (the run's concurrency): their servers start
+ * Prepares the episodes a run is about to take, `size` ahead (the run's concurrency, and two more): their servers start
  * while the episodes before them run, so an episode taken from the pool starts its agent at once. Nothing is
  * shared or reused; a prepared episode that never runs (an interruption, a cost budget) is discarded.
  */
