@@ -1,6 +1,7 @@
 /**
- * The server pool (runner/episode.ts `EpisodePool`, issue 18): episodes whose servers were started ahead of
- * time get the same verdicts, calls and answers as episodes started the plain way; a pooled start that failed
+ * The fast episode path (issue 18): episodes whose servers the pool (runner/episode.ts `EpisodePool`) started
+ * ahead of time, and whose reference agent reaches the gateway in process rather than over HTTP,
+ * get the same verdicts, calls and answers as episodes run the plain way; a pooled start that failed
  * falls back to starting the servers when the episode is taken, and says so; nothing prepared outlives the run.
  */
 import { test } from 'node:test';

@@ -355,7 +355,7 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
       const outcome = await spec.agent.run({
         task,
         goal: spec.goal,
-        gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams) },
+        gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams), ...(env.plain ? {} : { connectInProcess: () => served.connectInProcess() }) },
         variant: key.variant,
         ...(spec.steps ? { steps: spec.steps } : {}),
         signal: controller.signal,

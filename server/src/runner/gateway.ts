@@ -26,6 +26,8 @@ import canonicalize from 'canonicalize';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Registry } from '../mcp/registry.ts';
 import { splitQualified } from '../mcp/registry.ts';
@@ -212,6 +214,20 @@ export class Gateway {
         else res.end();
       });
     });
+  }
+
+  /**
+   * One MCP connection inside this process: the client's end of a linked in-memory pair whose other end this
+   * gateway serves, exactly as it serves an HTTP session or a process's stdio.
+   */
+  async connectInProcess(): Promise<Transport> {
+    if (this.closed) throw new Error('the gateway is closed');
+    const [client, transport] = InMemoryTransport.createLinkedPair();
+    const server = this.createMcpServer();
+    this.connected.add(server);
+    transport.onclose = () => this.connected.delete(server);
+    await server.connect(transport);
+    return client;
   }
 
   /** Serves one MCP connection over a pair of streams (an agent process's stdout and stdin). */

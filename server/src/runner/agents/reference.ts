@@ -55,7 +55,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Agent
     async run(context: AgentContext): Promise<AgentOutcome> {
       const steps = context.steps ?? variantSteps(context.task, context.variant);
       const client = new Client({ name: 'mcpbench-reference-agent', version: '0.1.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(context.gateway.url)));
+      // In process when the gateway offers it (an episode's does): no HTTP hop per call.
+      await client.connect((await context.gateway.connectInProcess?.()) ?? new StreamableHTTPClientTransport(new URL(context.gateway.url)));
       let answer: string | undefined;
       try {
         for (const step of steps) {
