@@ -47,7 +47,7 @@ async function main() {
       const gateway = new Gateway({ task, registry, servers: new Map(servers.map((s) => [s.namespace, s])), faults: { profile: { name: 'none', failure_rate: 0, fault_weights: {} }, seed: 1, trial: 0 } });
       const { url } = await gateway.listen();
       lap('gateway');
-      const out = await agent.run({ task, goal: task.goal, gateway: { url, tools: gateway.tools, listenSocket: (p) => gateway.listenSocket(p), serveStdio: (s) => gateway.serveStdio(s) }, variant: 'reference:0', signal: AbortSignal.timeout(10_000), workspace: dir, onEgress: () => undefined, seed: 1, trial: 0, meter: new ModelMeter() });
+      const out = await agent.run({ task, goal: task.goal, gateway: { url, tools: gateway.tools, listenSocket: (p) => gateway.listenSocket(p), serveStdio: (s) => gateway.serveStdio(s), connectInProcess: () => gateway.connectInProcess() }, variant: 'reference:0', signal: AbortSignal.timeout(10_000), workspace: dir, onEgress: () => undefined, seed: 1, trial: 0, meter: new ModelMeter() });
       const callMs = gateway.calls().reduce((n, c) => n + c.latency_ms, 0);
       lap("agent");
       add('calls(in agent)', callMs);
