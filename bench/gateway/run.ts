@@ -3,14 +3,15 @@
  * `none`) vs the same call straight to the server (RunningServer.callTool over stdio), same process, same
  * server, same run; the calls are interleaved so drift of the machine hits all alike. The gateway is reached
  * over stdio, as the server is, for the like-for-like ratio (goal <= 1.15), and over streamable HTTP, as
- * agents given a URL reach it. Needs `node esbuild.mjs` first.
+ * agent processes given a URL reach it, and in process, as the reference agent does (no HTTP hop). Needs
+ * `node esbuild.mjs` first.
  *
  * It also prints the gateway's own share: the median of CallRecord.latency_ms (from the gateway's handler
  * receiving the call to its answer, forwarding included, HTTP excluded). The rest of the difference is the
  * streamable HTTP hop (the agent's fetch and the SDK's server transport), which an agent pays for any
  * HTTP MCP server and which dominates when the server itself answers in well under a millisecond.
  *
- *   npx tsx bench/gateway/run.ts            (CALLS=400 by default; BACKEND=process|bwrap|... optional)
+ *   npx tsx bench/gateway/run.ts            (CALLS=300 by default, at most 300: a task allows 1,000 steps; BACKEND=process|bwrap|... optional)
  */
 import { StreamClientTransport } from '../../test/stream-client-transport.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { seedNamespace } from '../../server/src/runner/state.ts';
 import { TaskSchema } from '../../server/src/tasks/model.ts';
 import { PROBE_CALLS } from '../servers/probe-calls.ts';
 
-const CALLS = Number(process.env.CALLS ?? 400);
+const CALLS = Number(process.env.CALLS ?? 300);
 const WARMUP = 30;
 const BACKEND = process.env.BACKEND as SandboxBackend | undefined;
 
@@ -47,7 +48,7 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
     category: 'single-tool',
     difficulty: 'easy',
     // The budget is irrelevant here; the call records are kept as in a real episode.
-    max_steps: 2 * (CALLS + WARMUP) + 10,
+    max_steps: Math.min(1000, 3 * (CALLS + WARMUP) + 10),
     goal: 'Probe.',
     initial_state: {},
     available_tools: [`${namespace}.${tool}`],
@@ -60,6 +61,7 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
   const gateway = new Gateway({ task, registry, servers: new Map([[namespace, server]]), faults: { profile: FAULT_PROFILES.none, seed: 1, trial: 0 } });
   const client = new Client({ name: 'bench-agent', version: '0' });
   const stdioClient = new Client({ name: 'bench-agent-stdio', version: '0' });
+  const localClient = new Client({ name: 'bench-agent-in-process', version: '0' });
   try {
     const { url } = await gateway.listen();
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -67,6 +69,7 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
     const fromGateway = new PassThrough();
     await gateway.serveStdio({ stdin: toGateway, stdout: fromGateway });
     await stdioClient.connect(new StreamClientTransport(fromGateway, toGateway));
+    await localClient.connect(await gateway.connectInProcess());
     const exposed = `${namespace}_${tool}`;
     const time = async (call: () => Promise<unknown>) => {
       const t = performance.now();
@@ -78,20 +81,22 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
       () => time(() => server.callTool(tool, args)),
       () => time(() => stdioClient.callTool({ name: exposed, arguments: args })),
       () => time(() => client.callTool({ name: exposed, arguments: args })),
+      () => time(() => localClient.callTool({ name: exposed, arguments: args })),
     ];
-    const samples: number[][] = [[], [], []];
+    const samples: number[][] = [[], [], [], []];
     for (let i = 0; i < CALLS + WARMUP; i++) {
-      // Rotate the order, so none of the three always runs right after another's garbage.
+      // Rotate the order, so none of the four always runs right after another's garbage.
       const ms: number[] = [];
-      for (const k of [0, 1, 2].map((j) => (j + i) % 3)) ms[k] = await probes[k]!();
+      for (const k of [0, 1, 2, 3].map((j) => (j + i) % 4)) ms[k] = await probes[k]!();
       if (i >= WARMUP) ms.forEach((m, k) => samples[k]!.push(m));
     }
-    const [md, ms, mh] = samples.map(median) as [number, number, number];
-    const inside = median(gateway.calls().slice(2 * WARMUP).map((c) => c.latency_ms));
-    console.log(`  ${`${namespace}.${tool}`.padEnd(24)} direct ${md.toFixed(3)} ms | gateway stdio ${ms.toFixed(3)} ms, ratio ${(ms / md).toFixed(3)} | gateway HTTP ${mh.toFixed(3)} ms, ratio ${(mh / md).toFixed(3)} | the gateway's own handling ${inside.toFixed(3)} ms`);
+    const [md, ms, mh, ml] = samples.map(median) as [number, number, number, number];
+    const inside = median(gateway.calls().slice(3 * WARMUP).map((c) => c.latency_ms));
+    console.log(`  ${`${namespace}.${tool}`.padEnd(24)} direct ${md.toFixed(3)} ms | gateway stdio ${ms.toFixed(3)} ms, ratio ${(ms / md).toFixed(3)} | gateway HTTP ${mh.toFixed(3)} ms, ratio ${(mh / md).toFixed(3)} | gateway in process ${ml.toFixed(3)} ms, ratio ${(ml / md).toFixed(3)} | the gateway's own handling ${inside.toFixed(3)} ms`);
     return ms / md;
   } finally {
     await stdioClient.close().catch(() => undefined);
+    await localClient.close().catch(() => undefined);
     await client.close().catch(() => undefined);
     await gateway.close();
     await server.close();
@@ -102,7 +107,7 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
 async function main() {
   const registry = await loadRegistry();
   console.log(`bench/gateway: median of ${CALLS} calls each (after ${WARMUP} warm-up), interleaved; faults none; backend ${BACKEND ?? 'default'}`);
-  console.log('  direct: an MCP client to the server over stdio; gateway: an MCP client to the gateway over stdio (like for like; goal ratio <= 1.15) and over streamable HTTP');
+  console.log('  direct: an MCP client to the server over stdio; gateway: an MCP client to the gateway over stdio (like for like; goal ratio <= 1.15) and over streamable HTTP (agent processes), and in process (the reference agent)');
   for (const namespace of NAMESPACES) await probe(registry, namespace);
 }
 
