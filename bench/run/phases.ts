@@ -2,7 +2,8 @@
  * bench/run/phases: where one episode's time goes, per phase (seed, start, agent, stop, snapshot, evaluate),
  * for the first task of each namespace folder. Needs `npm run build` first.
  *
- *   npx tsx bench/run/phases.ts [rounds]      (SANDBOX=bwrap|process)
+ *   npx tsx bench/run/phases.ts [rounds]      (SANDBOX=bwrap|process; PLAIN=1: the old start path and HTTP,
+ *                                              as bench/run's `plain`)
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ async function main() {
   const backend = (process.env.SANDBOX as SandboxBackend | undefined) ?? defaultBackend();
   const root = join(__dirname, '..', '..', 'tasks');
   const agent = createReferenceAgent();
+  const plain = process.env.PLAIN === '1';
   for (const folder of readdirSync(root).filter((n) => !n.includes('.'))) {
     const loaded = loadTasks(collectTaskFiles([join(root, folder)]), registry).find((t) => Object.keys(t.task.initial_state).length === 1
       && episodeNamespaces(t.task, registry).every((i) => i.namespace in t.task.initial_state));
@@ -42,12 +44,12 @@ async function main() {
       const infos = episodeNamespaces(task, registry).filter((i) => i.namespace in task.initial_state);
       for (const info of infos) { mkdirSync(join(dir, info.namespace)); await seedNamespace(info, task.initial_state[info.namespace], join(dir, info.namespace)); }
       lap("seed");
-      for (const info of infos) servers.push(await startServer(info, join(dir, info.namespace), { backend }));
+      for (const info of infos) servers.push(await startServer(info, join(dir, info.namespace), { backend, plain }));
       lap("start");
       const gateway = new Gateway({ task, registry, servers: new Map(servers.map((s) => [s.namespace, s])), faults: { profile: { name: 'none', failure_rate: 0, fault_weights: {} }, seed: 1, trial: 0 } });
       const { url } = await gateway.listen();
       lap('gateway');
-      const out = await agent.run({ task, goal: task.goal, gateway: { url, tools: gateway.tools, listenSocket: (p) => gateway.listenSocket(p), serveStdio: (s) => gateway.serveStdio(s), connectInProcess: () => gateway.connectInProcess() }, variant: 'reference:0', signal: AbortSignal.timeout(10_000), workspace: dir, onEgress: () => undefined, seed: 1, trial: 0, meter: new ModelMeter() });
+      const out = await agent.run({ task, goal: task.goal, gateway: { url, tools: gateway.tools, listenSocket: (p) => gateway.listenSocket(p), serveStdio: (s) => gateway.serveStdio(s), ...(plain ? {} : { connectInProcess: () => gateway.connectInProcess() }) }, variant: 'reference:0', signal: AbortSignal.timeout(10_000), workspace: dir, onEgress: () => undefined, seed: 1, trial: 0, meter: new ModelMeter() });
       const callMs = gateway.calls().reduce((n, c) => n + c.latency_ms, 0);
       lap("agent");
       add('calls(in agent)', callMs);
