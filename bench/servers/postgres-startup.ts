@@ -47,7 +47,7 @@ void (async () => {
     // Copy: the cached seeded directory copied into the sandbox, then opened.
     copied.push(
       await time(async (dir) => {
-        cloneSandbox(template, dir);
+        await cloneSandbox(template, dir);
         await (await Database.open(join(dir, DATA_DIR))).close();
       }),
     );

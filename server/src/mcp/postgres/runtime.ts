@@ -8,7 +8,8 @@
  * closed data directory, which is cached under the OS temp folder by the canonical hash of the state (and the
  * PGlite version), and every episode gets a plain file copy of it (`cloneSandbox`).
  */
-import { copyFileSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -42,22 +43,28 @@ const TEMPLATE_FORMAT = 1;
 
 // ---------------------------------------------------------------------------------------------- seeding
 
-function copyTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = join(from, entry.name);
-    const target = join(to, entry.name);
-    // A copy-on-write clone where the file system offers one, a plain copy elsewhere.
-    if (entry.isDirectory()) copyTree(source, target);
-    else copyFileSync(source, target, constants.COPYFILE_FICLONE);
-  }
+/**
+ * Copies a data directory (~1,000 files, ~40 MB) without blocking the event loop: the runner serves other
+ * episodes' calls meanwhile (a synchronous copy held every gateway of the process for ~150 ms).
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map((entry) => {
+      const source = join(from, entry.name);
+      const target = join(to, entry.name);
+      // A copy-on-write clone where the file system offers one, a plain copy elsewhere.
+      return entry.isDirectory() ? copyTree(source, target) : copyFile(source, target, constants.COPYFILE_FICLONE);
+    }),
+  );
 }
 
 /** Copies a closed data directory (a template) into a sandbox as `<sandbox>/pgdata`. */
-export function cloneSandbox(templateDir: string, sandbox: string): void {
+export async function cloneSandbox(templateDir: string, sandbox: string): Promise<void> {
   const target = join(sandbox, DATA_DIR);
-  rmSync(target, { recursive: true, force: true });
-  copyTree(templateDir, target);
+  await rm(target, { recursive: true, force: true });
+  await copyTree(templateDir, target);
 }
 
 export function cacheRoot(): string {
@@ -96,7 +103,7 @@ function blankTemplate(): Promise<string> {
 
 /** Builds `state` into a closed data directory `dir` (which must not exist yet). */
 export async function seedTemplate(state: PostgresState, dir: string): Promise<void> {
-  copyTree(await blankTemplate(), dir);
+  await copyTree(await blankTemplate(), dir);
   const db = await Database.open(dir);
   try {
     await build(db, state);
@@ -137,7 +144,7 @@ export async function seed(state: PostgresState, sandbox: string): Promise<void>
   const url = databaseUrl();
   if (url) return seedExternal(url, state, sandbox);
   rmSync(join(sandbox, DATABASE_FILE), { force: true });
-  cloneSandbox(await templateFor(state), sandbox);
+  await cloneSandbox(await templateFor(state), sandbox);
 }
 
 /** The sandbox's database, wherever the seed put it. */
@@ -328,7 +335,7 @@ export function network(sandbox: string): { env: Record<string, string> } | unde
 /** The state a SQL script builds in an empty database (a dump, a schema with its data), read back as a snapshot is. */
 export async function stateFrom(sql: string, scratch: string): Promise<PostgresState> {
   const dir = join(scratch, DATA_DIR);
-  copyTree(await blankTemplate(), dir);
+  await copyTree(await blankTemplate(), dir);
   const db = await Database.open(dir);
   try {
     await db.exec(sql, 'write');
