@@ -223,21 +223,22 @@ export class Gateway {
   async connectInProcess(): Promise<Transport> {
     if (this.closed) throw new Error('the gateway is closed');
     const [client, transport] = InMemoryTransport.createLinkedPair();
+    await this.serveTransport(transport);
+    return client;
+  }
+
+  /** Serves one MCP connection on `transport` with an SDK server of its own, stopped with the gateway. */
+  private async serveTransport(transport: Transport): Promise<void> {
     const server = this.createMcpServer();
     this.connected.add(server);
     transport.onclose = () => this.connected.delete(server);
     await server.connect(transport);
-    return client;
   }
 
   /** Serves one MCP connection over a pair of streams (an agent process's stdout and stdin). */
   async serveStdio(streams: { stdin: Readable; stdout: Writable }): Promise<void> {
     if (this.closed) throw new Error('the gateway is closed');
-    const transport = new StdioServerTransport(streams.stdin, streams.stdout);
-    const server = this.createMcpServer();
-    this.connected.add(server);
-    transport.onclose = () => this.connected.delete(server);
-    await server.connect(transport);
+    await this.serveTransport(new StdioServerTransport(streams.stdin, streams.stdout));
   }
 
   private async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
