@@ -3,10 +3,9 @@
  * for the first task of each namespace folder. Needs `npm run build` first.
  *
  *   npx tsx bench/run/phases.ts [rounds]      (SANDBOX=bwrap|process; PLAIN=1: the old start path and HTTP,
- *                                              as bench/run's `plain`)
+ *                                              as bench/run's `plain`; MCPBENCH_SCRATCH=DIR: sandboxes in DIR)
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../../server/src/predicates/evaluate.ts';
@@ -18,6 +17,7 @@ import { Gateway } from '../../server/src/runner/gateway.ts';
 import { startServer, type RunningServer } from '../../server/src/runner/launch.ts';
 import { loadTasks } from '../../server/src/runner/run.ts';
 import { defaultBackend, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
+import { scratchRoot } from '../../server/src/runner/scratch.ts';
 import { seedNamespace, snapshotNamespace } from '../../server/src/runner/state.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
@@ -36,7 +36,7 @@ async function main() {
     const sums: Record<string, number[]> = {};
     const add = (k: string, v: number) => (sums[k] ??= []).push(v);
     for (let r = 0; r < rounds; r++) {
-      const dir = mkdtempSync(join(tmpdir(), 'mcpbench-phases-'));
+      const dir = mkdtempSync(join(scratchRoot(), 'mcpbench-phases-'));
       chmodSync(dir, 0o711);
       const servers: RunningServer[] = [];
       let t = performance.now();

@@ -19,6 +19,7 @@ import { loadRegistry, Registry } from '../../server/src/mcp/registry.ts';
 import { runToEnd, type RunOptions } from '../../server/src/runner/session.ts';
 import { isScored, latestByWorkUnit, openRun, type EpisodeRecord } from '../../server/src/runner/store.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
+import { scratchRoots } from '../../server/src/runner/scratch.ts';
 import { queueExecutor } from '../../server/src/queue/coordinator.ts';
 import { startQueueWorker, type QueueWorker } from '../../server/src/queue/worker.ts';
 import { seal } from '../../server/src/generator/seal.ts';
@@ -163,7 +164,7 @@ test('a coordinator and three workers, one SIGKILLed mid-episode: every work uni
     const busy = workers.filter((w) => w.lines.some((l) => / finished /.test(l)));
     assert.ok(busy.length >= 2, 'episodes ran on several workers');
     // The live workers remove the sandbox the killed one left, once the run is finished.
-    const leftovers = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`mcpbench-${openRun(finished.directory).config.run_id}-`));
+    const leftovers = () => scratchRoots().flatMap((root) => readdirSync(root)).filter((name) => name.startsWith(`mcpbench-${openRun(finished.directory).config.run_id}-`));
     for (let i = 0; i < 100 && leftovers().length; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(leftovers(), []);
     for (const w of workers) await w.stop();

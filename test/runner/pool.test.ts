@@ -16,6 +16,7 @@ import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
 import { executeRun, loadTasks, planRun } from '../../server/src/runner/run.ts';
 import { createRun, type EpisodeRecord } from '../../server/src/runner/store.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
+import { scratchRoots } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'tasks');
@@ -44,7 +45,7 @@ function outcome(r: EpisodeRecord) {
 }
 
 /** Sandbox folders of a run still on disk. */
-const leftovers = (runId: string) => readdirSync(tmpdir()).filter((n) => n.startsWith(`mcpbench-${runId}-`));
+const leftovers = (runId: string) => scratchRoots().flatMap((root) => readdirSync(root)).filter((n) => n.startsWith(`mcpbench-${runId}-`));
 
 test('pooled episodes: the same verdicts, calls and answers as plain ones, and no sandbox left behind', { timeout: 300_000 }, async () => {
   const { registry, tasks, specs } = await plan(['travel', 'memory', 'git']);

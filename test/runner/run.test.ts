@@ -15,6 +15,7 @@ import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../
 import { readTaskSources, seal } from '../../server/src/generator/seal.ts';
 import { openRun } from '../../server/src/runner/store.ts';
 import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
+import { scratchRoot, scratchRoots } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
@@ -72,17 +73,18 @@ test('SIGKILL mid-run, a damaged line, then --resume: every episode recorded exa
   const journal = readFileSync(join(folder, 'episodes.jsonl'), 'utf8').split('\n');
   journal.splice(1, 0, '{"work_unit": "damaged');
   writeFileSync(join(folder, 'episodes.jsonl'), journal.join('\n'));
-  // A sandbox folder the killed run left in the temporary folder (as an episode in flight does).
+  // Sandbox folders the killed run left where sandboxes are made (as an episode in flight does), and one in
+  // the temporary folder, where earlier versions made them.
   const runId = JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')).run_id as string;
-  const leftover = join(tmpdir(), `mcpbench-${runId}-Xy12Z9`);
-  mkdirSync(join(leftover, 'travel'), { recursive: true });
+  const leftovers = [join(scratchRoot(), `mcpbench-${runId}-Xy12Z9`), join(tmpdir(), `mcpbench-${runId}-Ab34C5`)];
+  for (const leftover of leftovers) mkdirSync(join(leftover, 'travel'), { recursive: true });
 
   const resumed = run(['run', '--resume', folder, '--reporter', 'none', '--sandbox', 'process'], work);
   assert.equal(resumed.status, 0, resumed.stderr);
   assert.match(resumed.stderr, /\d damaged line\(s\) of .*episodes\.jsonl moved to the quarantine file/);
   assert.match(resumed.stderr, /removed \d+ sandbox folder\(s\) the interrupted run left behind/);
-  assert.ok(!existsSync(leftover), 'leftover sandboxes are removed');
-  assert.deepEqual(readdirSync(tmpdir()).filter((name) => name.startsWith(`mcpbench-${runId}-`)), [], 'and none of the resumed run remain');
+  assert.deepEqual(leftovers.filter((leftover) => existsSync(leftover)), [], 'leftover sandboxes are removed');
+  assert.deepEqual(scratchRoots().flatMap((root) => readdirSync(root)).filter((name) => name.startsWith(`mcpbench-${runId}-`)), [], 'and none of the resumed run remain');
   assert.ok(readFileSync(join(folder, 'episodes.quarantine.jsonl'), 'utf8').startsWith('{"work_unit": "damaged\n'), 'the damaged line, as it was');
   const after = [...openRun(folder).episodes].filter((r) => r.status !== 'infra_error');
   const ids = after.map((r) => `${r.task_id}|${r.trial}`);

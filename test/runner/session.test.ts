@@ -15,6 +15,7 @@ import { AgentOptionsError, registerAgent } from '../../server/src/runner/agents
 import { runToEnd, SessionError, startRun, type SessionOptions } from '../../server/src/runner/session.ts';
 import { openRun, readChecks } from '../../server/src/runner/store.ts';
 import type { RunEvent } from '../../server/src/runner/types.ts';
+import { scratchRoots } from '../../server/src/runner/scratch.ts';
 import { runCli } from '../../server/src/cli/main.ts';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'tasks');
@@ -95,7 +96,7 @@ test('a check left mid-way resumes as a check: the same verdicts, checks.json wr
   if (finished.kind !== 'check') return;
   assert.deepEqual(finished.checks.map((c) => [c.task_id, c.ok, c.problems]), [['travel-confirm-held-001', true, []]]);
   assert.deepEqual(readChecks(directory), finished.checks);
-  assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith(`mcpbench-${openRun(directory).config.run_id}-`)), [], 'no sandbox left');
+  assert.deepEqual(scratchRoots().flatMap((root) => readdirSync(root)).filter((n) => n.startsWith(`mcpbench-${openRun(directory).config.run_id}-`)), [], 'no sandbox left');
 });
 
 test('a model agent records its resolved settings (never the key) and a resume creates it from them alone', async () => {

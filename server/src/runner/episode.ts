@@ -8,7 +8,6 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
@@ -24,6 +23,7 @@ import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { ServerError, startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
+import { scratchRoot, scratchRoots } from './scratch.ts';
 import { seedNamespace, snapshotNamespace } from './state.ts';
 import { workUnitKey, type EgressRecord, type EpisodeError, type EpisodeRecord } from './store.ts';
 import type { EpisodeKey, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
@@ -66,25 +66,27 @@ export function specWorkUnit(spec: Pick<EpisodeSpec, 'taskHash' | 'key'>, seed: 
   return workUnitKey({ ...spec.key, task_hash: spec.taskHash, seed });
 }
 
-/** Episode sandboxes live in `<tmp>/mcpbench-<run id>-XXXXXX/`, so a resumed run can find what a killed one left. */
+/** Episode sandboxes live in `<scratch>/mcpbench-<run id>-XXXXXX/` (scratch.ts), so a resumed run can find what a killed one left. */
 function sandboxRootPrefix(runId: string): string {
   return `mcpbench-${runId.replace(/[^A-Za-z0-9_.-]/g, '_')}-`;
 }
 
-/** Removes the sandbox folders a killed run left in the temporary folder; returns how many. */
-export function removeLeftoverSandboxes(runId: string, temporary = tmpdir()): number {
+/** Removes the sandbox folders a killed run left (scratch.ts: wherever sandboxes are made); returns how many. */
+export function removeLeftoverSandboxes(runId: string, folders = scratchRoots()): number {
   const prefix = sandboxRootPrefix(runId);
   let removed = 0;
-  let names: string[];
-  try {
-    names = readdirSync(temporary);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !/^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length))) continue;
-    rmSync(join(temporary, name), { recursive: true, force: true });
-    removed++;
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !/^[A-Za-z0-9]{6}$/.test(name.slice(prefix.length))) continue;
+      rmSync(join(folder, name), { recursive: true, force: true });
+      removed++;
+    }
   }
   return removed;
 }
@@ -172,7 +174,7 @@ export interface PreparedEpisode {
 
 export function prepareEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): PreparedEpisode {
   const { task } = spec;
-  const root = mkdtempSync(join(tmpdir(), sandboxRootPrefix(env.runId)));
+  const root = mkdtempSync(join(scratchRoot(), sandboxRootPrefix(env.runId)));
   // Traversable (not listable) by the unprivileged user the sandboxes run as; each sandbox is its own.
   chmodSync(root, 0o711);
   const servers = new Map<string, RunningServer>();
