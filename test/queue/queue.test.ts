@@ -331,6 +331,33 @@ test('--max-in-flight 1 holds across two workers of concurrency 2', { timeout: 2
   }
 });
 
+test('a worker of concurrency 1 runs one episode at a time and starts the next ones\' servers meanwhile: each work unit once, verdicts as a local run', { timeout: 240_000 }, async () => {
+  const redis = await startRedis();
+  try {
+    const worker = startWorker(redis, 'w1', ['--concurrency', '1']);
+    const finished = await coordinate(redis, undefined, { tasks: TASKS.slice(0, 4) });
+    assertSameAsLocal(finished.directory);
+    await worker.stop();
+    const events: { at: number; kind: string; what: string }[] = [];
+    for (const line of worker.lines) {
+      const m = /^(\S+) (took|started|finished \S+) (.*?)(?:: starting its servers| in [\d.]+ s)?$/.exec(line);
+      if (m) events.push({ at: Date.parse(m[1]!), kind: m[2]!.split(' ')[0]!, what: m[3]! });
+    }
+    let running = 0;
+    let tookWhileRunning = 0;
+    for (const e of events) {
+      if (e.kind === 'started') running++;
+      if (e.kind === 'finished') running--;
+      if (e.kind === 'took' && running > 0) tookWhileRunning++;
+      assert.ok(running <= 1, `one episode at a time:\n${worker.lines.join('\n')}`);
+    }
+    assert.ok(events.filter((e) => e.kind === 'finished').length >= PLANNED, 'every episode ran on this worker');
+    assert.ok(tookWhileRunning > 0, `jobs were taken (their servers started) while another episode ran:\n${worker.lines.join('\n')}`);
+  } finally {
+    await redis.stop();
+  }
+});
+
 test('an unreachable Redis: run --queue and worker exit 2 saying so, and no run folder is made', async () => {
   const redis = await startRedis();
   const url = redis.url;

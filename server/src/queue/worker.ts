@@ -12,6 +12,11 @@
  * was lost more than `maxStalls` times (default 3) fails, and the coordinator records it as an infrastructure
  * error (and retries it as a new job like any other).
  *
+ * Servers ready before they are needed, as in process (runner/episode.ts `EpisodePool`): a worker takes up to
+ * `concurrency + 2` jobs per queue and starts each one's servers as soon as it has it, in their own new
+ * sandboxes, while its agent waits for one of `concurrency` slots. A taken job is leased (and counts against
+ * `--max-in-flight`) from the moment it is taken.
+ *
  * `stop()` (SIGTERM, Ctrl-C) takes no new job and returns when the episodes running have been handed back.
  * A job of another mcpbench version is never taken: its queue is refused, with a log line saying why.
  */
@@ -19,11 +24,12 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import pLimit from 'p-limit';
 import { boxSealer, keyFromEnvironment, type BoxSealer } from '../generator/seal.ts';
 import type { Registry } from '../mcp/registry.ts';
 import { AgentOptionsError, createAgent } from '../runner/agents/registry.ts';
 import type { Agent } from '../runner/agents/agent.ts';
-import { removeLeftoverSandboxes, runEpisode, specWorkUnit, type EpisodeSpec } from '../runner/episode.ts';
+import { POOL_EXTRA, prepareEpisode, removeLeftoverSandboxes, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from '../runner/episode.ts';
 import type { SandboxBackend } from '../runner/sandbox.ts';
 import type { EpisodeError } from '../runner/store.ts';
 import { canonicalHash } from '../tasks/hash.ts';
@@ -174,10 +180,12 @@ class EpisodeWorker implements QueueWorker {
 
   private serve(name: string, endpoint: string) {
     const connection = connect(this.target, (error) => this.connectionError(error));
-    const worker = new Worker(name, (job: Job) => this.process(job), {
+    // Episodes run `concurrency` at a time; the jobs taken beyond that have their servers started meanwhile.
+    const slots = pLimit(this.options.concurrency);
+    const worker = new Worker(name, (job: Job) => this.process(job, slots), {
       connection,
       prefix: KEY_PREFIX,
-      concurrency: this.options.concurrency,
+      concurrency: this.options.concurrency + POOL_EXTRA,
       lockDuration: this.options.leaseMs ?? DEFAULT_LEASE_MS,
       stalledInterval: this.options.stallCheckMs ?? DEFAULT_STALL_CHECK_MS,
       maxStalledCount: this.options.maxStalls ?? DEFAULT_MAX_STALLS,
@@ -202,7 +210,7 @@ class EpisodeWorker implements QueueWorker {
     return agent;
   }
 
-  private process = async (job: Job): Promise<JobResult> => {
+  private process = async (job: Job, slots: pLimit.Limit): Promise<JobResult> => {
     const jobId = job.id ?? '';
     const me = { host: this.host, id: this.id };
     const refuse = (error: Omit<EpisodeError, 'kind' | 'host'>, sealer?: BoxSealer): JobResult => {
@@ -250,8 +258,7 @@ class EpisodeWorker implements QueueWorker {
       return refuse({ code: 'harness', message: `worker ${this.host}: the job's episode does not match its work unit ${payload.work_unit.slice(0, 12)}` }, sealer);
     }
     const what = `${episode.key.task_id} ${episode.key.variant} trial=${episode.key.trial}${episode.key.perturbation === 'none' ? '' : ` perturb=${episode.key.perturbation}`} (${payload.run_id} attempt ${payload.attempt})`;
-    this.options.log(`started ${what}`);
-    const record = await runEpisode(spec, {
+    const env: EpisodeEnvironment = {
       runId: payload.run_id,
       registry: this.options.registry,
       seed: payload.seed,
@@ -259,10 +266,18 @@ class EpisodeWorker implements QueueWorker {
       ...(episode.fault_options ? { faultOptions: episode.fault_options } : {}),
       ...(episode.start_timeout_ms !== undefined ? { startTimeoutMs: episode.start_timeout_ms } : {}),
       ...(episode.call_timeout_ms !== undefined ? { callTimeoutMs: episode.call_timeout_ms } : {}),
+    };
+    // Its servers start now; a start that fails is made again when the episode runs (runEpisode says so).
+    this.options.log(`took ${what}: starting its servers`);
+    const prepared = prepareEpisode(spec, env);
+    const record = await slots(async () => {
+      this.options.log(`started ${what}`);
+      const finished = await runEpisode(spec, env, prepared);
+      this.options.log(`finished ${finished.status} ${what} in ${(finished.duration_ms / 1000).toFixed(1)} s`);
+      return finished;
     });
     record.attempt = payload.attempt;
     if (record.error) record.error.host = this.host;
-    this.options.log(`finished ${record.status} ${what} in ${(record.duration_ms / 1000).toFixed(1)} s`);
     const outcome: JobOutcome = { type: 'record', record };
     return makeResult(outcome, jobId, me, sealer);
   };

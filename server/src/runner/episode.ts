@@ -222,6 +222,9 @@ export function prepareEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): Prep
   };
 }
 
+/** Episodes prepared ahead beyond one per episode running (in process and on queue workers). */
+export const POOL_EXTRA = 2;
+
 /**
  * Prepares the episodes a run is about to take, `size` ahead (the run's concurrency, and two more): their servers start
  * while the episodes before them run, so an episode taken from the pool starts its agent at once. Nothing is

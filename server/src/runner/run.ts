@@ -10,7 +10,7 @@ import type { Task } from '../tasks/model.ts';
 import type { Diagnostic } from '../tasks/diagnostics.ts';
 import { readText } from '../tasks/files.ts';
 import type { Agent } from './agents/agent.ts';
-import { EpisodeInterrupted, EpisodePool, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
+import { EpisodeInterrupted, EpisodePool, POOL_EXTRA, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
 import { finishedWorkUnits, type EpisodeRecord, type WritableRun } from './store.ts';
 import type { FaultProfile, GoalPerturbation } from './types.ts';
 
@@ -161,8 +161,6 @@ export type Executor = (specs: EpisodeSpec[], options: ExecuteOptions) => Promis
  * half-recorded). An interruption that comes when every episode is already recorded cut nothing short: the
  * run is complete, not interrupted.
  */
-/** Episodes the pool prepares beyond one per worker. */
-const POOL_EXTRA = 2;
 
 export const executeRun: Executor = async (specs, options) => {
   const queue = pendingSpecs(specs, options.store.episodes, options.seed);
