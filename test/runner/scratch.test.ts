@@ -13,6 +13,7 @@ import { createReferenceAgent } from '../../server/src/runner/agents/reference.t
 import { prepareEpisode, removeLeftoverSandboxes } from '../../server/src/runner/episode.ts';
 import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
 import { loadTasks, planRun } from '../../server/src/runner/run.ts';
+import { doctor } from '../../server/src/cli/doctor.ts';
 import { scratch, scratchRoots, SCRATCH_MIN_FREE_BYTES } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 
@@ -69,4 +70,15 @@ test('MCPBENCH_SCRATCH: episode sandboxes are made there, and leftovers there ar
     else process.env.MCPBENCH_SCRATCH = saved;
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('doctor says where sandboxes are made, and why, and starts its servers there', { timeout: 60_000 }, async () => {
+  const lines: string[] = [];
+  const healthy = await doctor(await loadRegistry({ only: 'travel' }), (line) => lines.push(line), 'process');
+  assert.ok(healthy, lines.join('\n'));
+  const where = scratch();
+  const line = lines.find((l) => l.startsWith('Sandboxes in: '));
+  assert.ok(line?.startsWith(`Sandboxes in: ${where.path} (`), lines.join('\n'));
+  assert.match(line ?? '', where.reason === 'tmpfs' ? /memory-backed, with room/ : where.reason === 'MCPBENCH_SCRATCH' ? /named by MCPBENCH_SCRATCH/ : /the temporary folder/);
+  assert.ok(lines.some((l) => /^\s+travel\s/.test(l) && !/FAIL/.test(l)), lines.join('\n'));
 });

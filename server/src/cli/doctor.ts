@@ -4,12 +4,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Registry } from '../mcp/registry.ts';
 import { startServer } from '../runner/launch.ts';
 import { probeConfinement } from '../runner/confinement.ts';
 import { defaultBackend, probeBackends, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
+import { scratch } from '../runner/scratch.ts';
 import { hasServer, seedNamespace } from '../runner/state.ts';
 
 export async function doctor(registry: Registry, write: (line: string) => void, backend?: SandboxBackend): Promise<boolean> {
@@ -32,6 +32,9 @@ export async function doctor(registry: Registry, write: (line: string) => void, 
   write('');
   const chosen = backend ?? defaultBackend();
   write(`Using: ${chosen}${chosen === 'process' ? `\n  warning: ${PROCESS_BACKEND_WARNING}` : ''}`);
+  const where = scratch();
+  const why = { MCPBENCH_SCRATCH: 'named by MCPBENCH_SCRATCH', tmpfs: 'memory-backed, with room', 'temporary folder': 'the temporary folder: no memory-backed file system with 4 GiB free' }[where.reason];
+  write(`Sandboxes in: ${where.path} (${why})`);
   write('');
   write('Namespaces:');
   for (const info of registry.namespaces.values()) {
@@ -46,7 +49,7 @@ export async function doctor(registry: Registry, write: (line: string) => void, 
       healthy = false;
       continue;
     }
-    const sandbox = mkdtempSync(join(tmpdir(), `mcpbench-doctor-${info.namespace}-`));
+    const sandbox = mkdtempSync(join(where.path, `mcpbench-doctor-${info.namespace}-`));
     try {
       const started = performance.now();
       await seedNamespace(info, undefined, sandbox);
