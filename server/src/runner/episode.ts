@@ -8,6 +8,7 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
 import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
@@ -54,7 +55,7 @@ export interface EpisodeEnvironment {
   callTimeoutMs?: number;
   /** Aborted when the run is interrupted: the episode stops and is not recorded. */
   signal?: AbortSignal;
-  /** The start path before issue 18 (see LaunchOptions.plain) and no pool: for bench/run's comparison only. */
+  /** The start path before issue 18 (see LaunchOptions.plain), no pool, sandboxes in the temporary folder: for bench/run's comparison only. */
   plain?: boolean;
   onEvent?: (event: RunEvent) => void;
 }
@@ -174,7 +175,8 @@ export interface PreparedEpisode {
 
 export function prepareEpisode(spec: EpisodeSpec, env: EpisodeEnvironment): PreparedEpisode {
   const { task } = spec;
-  const root = mkdtempSync(join(scratchRoot(), sandboxRootPrefix(env.runId)));
+  // The plain path (bench/run's old one) keeps its sandboxes in the temporary folder, where they were.
+  const root = mkdtempSync(join(env.plain ? tmpdir() : scratchRoot(), sandboxRootPrefix(env.runId)));
   // Traversable (not listable) by the unprivileged user the sandboxes run as; each sandbox is its own.
   chmodSync(root, 0o711);
   const servers = new Map<string, RunningServer>();
