@@ -8,12 +8,15 @@
  *
  * It also prints the gateway's own share: the median of CallRecord.latency_ms (from the gateway's handler
  * receiving the call to its answer, forwarding included, HTTP excluded). The rest of the difference is the
- * streamable HTTP hop (the agent's fetch and the SDK's server transport), which an agent pays for any
- * HTTP MCP server and which dominates when the server itself answers in well under a millisecond.
+ * streamable HTTP hop, taken apart: the server side (Node's `http.server.request.start` to
+ * `http.server.response.finish` diagnostics channels, the SDK's server transport included) and the client side
+ * (the SDK client and its `fetch`, the rest of the round trip), which an agent pays for any HTTP MCP server and
+ * which dominates when the server itself answers in well under a millisecond.
  *
  *   npx tsx bench/gateway/run.ts            (CALLS=300 by default, at most 300: a task allows 1,000 steps; BACKEND=process|bwrap|... optional)
  */
 import { StreamClientTransport } from '../../test/stream-client-transport.ts';
+import { subscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +38,15 @@ const BACKEND = process.env.BACKEND as SandboxBackend | undefined;
 
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Server-side time of every HTTP request this process serves, from Node's own diagnostics channels. */
+const httpServerMs: number[] = [];
+const requestStarts = new WeakMap<object, number>();
+subscribe('http.server.request.start', (message) => requestStarts.set((message as { response: object }).response, performance.now()));
+subscribe('http.server.response.finish', (message) => {
+  const started = requestStarts.get((message as { response: object }).response);
+  if (started !== undefined) httpServerMs.push(performance.now() - started);
+});
 
 /** Namespaces to probe: a simulation answering in well under a millisecond, and two real servers. */
 const NAMESPACES = (process.env.NAMESPACES ?? 'travel,git,postgres').split(',');
@@ -84,15 +96,22 @@ async function probe(registry: Awaited<ReturnType<typeof loadRegistry>>, namespa
       () => time(() => localClient.callTool({ name: exposed, arguments: args })),
     ];
     const samples: number[][] = [[], [], [], []];
+    const serverSide: number[] = [];
     for (let i = 0; i < CALLS + WARMUP; i++) {
       // Rotate the order, so none of the four always runs right after another's garbage.
       const ms: number[] = [];
-      for (const k of [0, 1, 2, 3].map((j) => (j + i) % 4)) ms[k] = await probes[k]!();
+      for (const k of [0, 1, 2, 3].map((j) => (j + i) % 4)) {
+        httpServerMs.length = 0;
+        ms[k] = await probes[k]!();
+        if (k === 2 && i >= WARMUP && httpServerMs.length === 1) serverSide.push(httpServerMs[0]!);
+      }
       if (i >= WARMUP) ms.forEach((m, k) => samples[k]!.push(m));
     }
     const [md, ms, mh, ml] = samples.map(median) as [number, number, number, number];
     const inside = median(gateway.calls().slice(3 * WARMUP).map((c) => c.latency_ms));
-    console.log(`  ${`${namespace}.${tool}`.padEnd(24)} direct ${md.toFixed(3)} ms | gateway stdio ${ms.toFixed(3)} ms, ratio ${(ms / md).toFixed(3)} | gateway HTTP ${mh.toFixed(3)} ms, ratio ${(mh / md).toFixed(3)} | gateway in process ${ml.toFixed(3)} ms, ratio ${(ml / md).toFixed(3)} | the gateway's own handling ${inside.toFixed(3)} ms`);
+    const serverMs = median(serverSide);
+    const http = `    HTTP taken apart: server side ${serverMs.toFixed(3)} ms (the gateway's own handling ${inside.toFixed(3)} ms, the SDK's server transport and Node's HTTP ${(serverMs - inside).toFixed(3)} ms), client side ${(mh - serverMs).toFixed(3)} ms (the SDK client, its fetch and the round trip)`;
+    console.log(`  ${`${namespace}.${tool}`.padEnd(24)} direct ${md.toFixed(3)} ms | gateway stdio ${ms.toFixed(3)} ms, ratio ${(ms / md).toFixed(3)} | gateway HTTP ${mh.toFixed(3)} ms, ratio ${(mh / md).toFixed(3)} | gateway in process ${ml.toFixed(3)} ms, ratio ${(ml / md).toFixed(3)} | the gateway's own handling ${inside.toFixed(3)} ms\n${http}`);
     return ms / md;
   } finally {
     await stdioClient.close().catch(() => undefined);
