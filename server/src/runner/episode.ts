@@ -24,7 +24,7 @@ import { Gateway, type ServerHandle } from './gateway.ts';
 import type { FaultOptions } from './faults.ts';
 import { ServerError, startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
-import { scratchRoot, scratchRoots } from './scratch.ts';
+import { SANDBOX_CHECK_MS, sandboxMaxBytes, scratchRoot, scratchRoots, watchTreeSize } from './scratch.ts';
 import { seedNamespace, snapshotNamespace } from './state.ts';
 import { workUnitKey, type EgressRecord, type EpisodeError, type EpisodeRecord } from './store.ts';
 import type { EpisodeKey, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
@@ -351,6 +351,16 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
     });
     const { url } = await gateway.listen();
     const served = gateway;
+    // What the agent makes its servers write is bounded: past the limit the episode ends, its servers are
+    // stopped at once (one call can write gigabytes), and nothing of that state is judged.
+    const limit = sandboxMaxBytes();
+    let overflow: string | undefined;
+    const stopWatching = watchTreeSize(root, limit, SANDBOX_CHECK_MS, (bytes) => {
+      const mib = (n: number) => Math.round(n / 1024 ** 2);
+      overflow = `the episode's sandboxes held ${mib(bytes)} MiB, past the limit of ${mib(limit)} MiB (MCPBENCH_SANDBOX_MAX_BYTES): the agent filled its servers' storage and the episode was ended`;
+      controller.abort(new AgentError('sandbox-full', overflow));
+      for (const server of servers.values()) void server.close().catch(() => undefined);
+    });
 
     const timeoutMs = (task.timeout_s ?? DEFAULT_EPISODE_TIMEOUT_S) * 1000;
     const timer = setTimeout(() => controller.abort(new AgentError('agent-timeout', `the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -385,7 +395,14 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
       agentError = ended instanceof AgentError && !(error instanceof AgentSetupError) ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
+      stopWatching();
       env.signal?.removeEventListener('abort', onInterrupt);
+    }
+    if (overflow !== undefined) {
+      // The servers were stopped mid-write: their state is not the agent's finished work, and not ours to retry.
+      await gateway.close();
+      await Promise.allSettled(lateStarts);
+      return { result: { ...infraResult(new AgentError('sandbox-full', overflow).toRecord()), status: 'agent_error' } };
     }
     // The gateway ended a runaway agent that returned anyway (it ignored the abort): ended all the same.
     const runaway = gateway.runaway();

@@ -7,11 +7,13 @@
  * else `/dev/shm`. Otherwise, and whenever `MCPBENCH_SCRATCH` names a folder, they stay where they were.
  *
  * A sandbox on tmpfs holds memory until the episode removes it (a postgres sandbox ~40 MB; a run holds
- * `concurrency + 2` of them at most). What a hostile agent makes a server write counts against that file
- * system's size, as on disk it counts against the disk: `MCPBENCH_SCRATCH=/var/tmp` keeps it on disk.
+ * `concurrency + 2` of them at most). What a hostile agent makes its servers write is bounded wherever the
+ * sandboxes are (`sandboxMaxBytes`, measured while the agent runs); `MCPBENCH_SCRATCH=/var/tmp` keeps them on disk.
  */
 import { accessSync, constants, statfsSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** statfs's f_type for tmpfs (linux/magic.h). */
 const TMPFS_MAGIC = 0x01021994;
@@ -54,6 +56,65 @@ export function scratch(): ScratchChoice {
 /** The folder episode sandboxes are made in. */
 export function scratchRoot(): string {
   return scratch().path;
+}
+
+/**
+ * The most an episode's sandboxes may hold (bytes on disk or in memory): `MCPBENCH_SANDBOX_MAX_BYTES`, else
+ * 2 GiB. A data directory is ~40 MB and the largest dev-set state a few; past this, an agent is filling the
+ * file system (a postgres `INSERT ... SELECT generate_series(...)` writes gigabytes in one call).
+ */
+export function sandboxMaxBytes(): number {
+  const named = Number(process.env.MCPBENCH_SANDBOX_MAX_BYTES);
+  return Number.isSafeInteger(named) && named > 0 ? named : 2 * 1024 ** 3;
+}
+
+/** How often an episode's sandboxes are measured while its agent runs. */
+export const SANDBOX_CHECK_MS = 1000;
+
+/** Bytes allocated under `path` (st_blocks: sparse files count what they hold); files going away meanwhile are skipped. */
+export async function treeBytes(path: string): Promise<number> {
+  let stats;
+  try {
+    stats = await lstat(path);
+  } catch {
+    return 0;
+  }
+  let bytes = stats.blocks * 512;
+  if (!stats.isDirectory()) return bytes;
+  let names: string[];
+  try {
+    names = await readdir(path);
+  } catch {
+    return bytes;
+  }
+  for (const name of names) bytes += await treeBytes(join(path, name));
+  return bytes;
+}
+
+/**
+ * Measures `path` every `everyMs` until stopped, and calls `over` once (then stops) when it holds more than
+ * `limit` bytes. Returns the stop function. A measurement never overlaps the one before it.
+ */
+export function watchTreeSize(path: string, limit: number, everyMs: number, over: (bytes: number) => void): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = async () => {
+    const bytes = await treeBytes(path);
+    if (stopped) return;
+    if (bytes > limit) {
+      stopped = true;
+      over(bytes);
+      return;
+    }
+    timer = setTimeout(() => void tick(), everyMs);
+    timer.unref();
+  };
+  timer = setTimeout(() => void tick(), everyMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /** Every folder a run's sandboxes may have been left in (this one, and where earlier versions made them). */

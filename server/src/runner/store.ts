@@ -131,7 +131,9 @@ export const EpisodeStatusSchema = z.enum(EPISODE_STATUSES);
  *   `agent-spawn` (could not be started), `agent-http` (its endpoint answered an HTTP error),
  *   `agent-unreachable` (its endpoint could not be reached), `agent-response` (an answer that breaks the
  *   protocol: not JSON, wrong types), `agent-exception` (an in-process agent threw), `agent-runaway` (it kept
- *   calling tools past its budget, CALLS_PAST_BUDGET calls past max_steps, and the gateway ended the episode).
+ *   calling tools past its budget, CALLS_PAST_BUDGET calls past max_steps, and the gateway ended the episode),
+ *   `sandbox-full` (the episode's sandboxes grew past `MCPBENCH_SANDBOX_MAX_BYTES`, default 2 GiB: what the
+ *   agent made its servers write; the servers were stopped and no end state was judged).
  *   An episode's timeout is always `agent-timeout`, whatever the agent threw as it was stopped, with one
  *   exception: a confined agent whose sandbox never came up before it was stopped is `agent-sandbox` (ours).
  * - agent, the model endpoint a model agent (openai, anthropic) calls, each after its retries where retrying
@@ -161,6 +163,7 @@ export const AGENT_ERROR_CODES = [
   'agent-response',
   'agent-exception',
   'agent-runaway',
+  'sandbox-full',
   'model-unreachable',
   'model-timeout',
   'model-rate-limited',
