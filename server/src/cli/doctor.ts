@@ -9,7 +9,7 @@ import type { Registry } from '../mcp/registry.ts';
 import { startServer } from '../runner/launch.ts';
 import { probeConfinement } from '../runner/confinement.ts';
 import { defaultBackend, probeBackends, PROCESS_BACKEND_WARNING, type SandboxBackend } from '../runner/sandbox.ts';
-import { scratch } from '../runner/scratch.ts';
+import { describeScratch, scratch } from '../runner/scratch.ts';
 import { hasServer, seedNamespace } from '../runner/state.ts';
 
 export async function doctor(registry: Registry, write: (line: string) => void, backend?: SandboxBackend): Promise<boolean> {
@@ -33,8 +33,7 @@ export async function doctor(registry: Registry, write: (line: string) => void, 
   const chosen = backend ?? defaultBackend();
   write(`Using: ${chosen}${chosen === 'process' ? `\n  warning: ${PROCESS_BACKEND_WARNING}` : ''}`);
   const where = scratch();
-  const why = { MCPBENCH_SCRATCH: 'named by MCPBENCH_SCRATCH', tmpfs: 'memory-backed, with room', 'temporary folder': 'the temporary folder: no memory-backed file system with 4 GiB free' }[where.reason];
-  write(`Sandboxes in: ${where.path} (${why})`);
+  write(`Sandboxes in: ${describeScratch(where)}`);
   write('');
   write('Namespaces:');
   for (const info of registry.namespaces.values()) {

@@ -295,10 +295,11 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
   const base = recordBase(spec, env, workUnit, started);
   // What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent).
   const meter = new ModelMeter();
-  const infraResult = (error: EpisodeError): EpisodeRecord => ({
+  /** The record of an episode that ended on an error before anything was judged: ours (infra) or the agent's. */
+  const errorResult = (error: EpisodeError): EpisodeRecord => ({
     ...base,
     ...modelFields(meter),
-    status: 'infra_error',
+    status: error.kind === 'infra' ? 'infra_error' : 'agent_error',
     passed: false,
     tool_calls: gateway?.counts().tool_calls ?? 0,
     unlisted_calls: gateway?.counts().unlisted ?? 0,
@@ -318,7 +319,7 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
     failure = await prepared.ready;
     if (failure !== undefined) {
       const reason = failure;
-      return { result: infraResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` }) };
+      return { result: errorResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` }) };
     }
     const { seed, start } = prepared;
     const handles = new Map<string, ServerHandle>(servers);
@@ -402,7 +403,7 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
       // The servers were stopped mid-write: their state is not the agent's finished work, and not ours to retry.
       await gateway.close();
       await Promise.allSettled(lateStarts);
-      return { result: { ...infraResult(new AgentError('sandbox-full', overflow).toRecord()), status: 'agent_error' } };
+      return { result: errorResult(new AgentError('sandbox-full', overflow).toRecord()) };
     }
     // The gateway ended a runaway agent that returned anyway (it ignored the abort): ended all the same.
     const runaway = gateway.runaway();
@@ -410,10 +411,10 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
 
     await gateway.close();
     const infra = gateway.infraError();
-    if (infra) return { result: infraResult(infra.toRecord()) };
+    if (infra) return { result: errorResult(infra.toRecord()) };
     // We could not set the agent up (its sandbox), or it could not reach our own gateway: ours to retry, never
     // the agent's failure.
-    if (agentError?.kind === 'infra') return { result: infraResult(agentError) };
+    if (agentError?.kind === 'infra') return { result: errorResult(agentError) };
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
     await Promise.allSettled(lateStarts);
@@ -423,14 +424,14 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
     try {
       for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
     } catch (error) {
-      return { result: infraResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` }) };
+      return { result: errorResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` }) };
     }
     let reference: NamespaceStates | undefined;
     try {
       if (withReference) reference = await referenceStates(spec, env);
     } catch (error) {
       if (error instanceof EpisodeInterrupted || env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      return { result: infraResult({ kind: 'infra', code: 'state-read', message: describe(error) }) };
+      return { result: errorResult({ kind: 'infra', code: 'state-read', message: describe(error) }) };
     }
 
     const predicate = parsePredicate(task.success_predicate, ['success_predicate']);

@@ -53,6 +53,16 @@ export function scratch(): ScratchChoice {
   return chosen;
 }
 
+/** Why sandboxes go where they do, in a sentence's words (`mcpbench doctor`). */
+export function describeScratch(choice: ScratchChoice): string {
+  const reasons: Record<ScratchChoice['reason'], string> = {
+    MCPBENCH_SCRATCH: 'named by MCPBENCH_SCRATCH',
+    tmpfs: 'memory-backed, with room',
+    'temporary folder': `the temporary folder: no memory-backed file system with ${SCRATCH_MIN_FREE_BYTES / 1024 ** 3} GiB free`,
+  };
+  return `${choice.path} (${reasons[choice.reason]})`;
+}
+
 /** The folder episode sandboxes are made in. */
 export function scratchRoot(): string {
   return scratch().path;
