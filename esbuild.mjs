@@ -2,7 +2,7 @@
 // engine) into dist/. `node esbuild.mjs --watch` rebuilds on change.
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -97,11 +97,20 @@ function writeCodeCache() {
   }
 }
 
+/**
+ * Files bundled packages read beside themselves at run time (found by import.meta.url, which is the bundle's):
+ * the OpenAPI meta-schemas `mcpbench api`'s route builder checks schemas/openapi.yaml against.
+ */
+function copyBundledAssets() {
+  cpSync(join('node_modules', '@platformatic', 'openapi-schema-validator', 'schemas'), join('dist', 'schemas'), { recursive: true });
+}
+
 if (process.argv.includes('--watch')) {
   const context = await esbuild.context(options);
   await context.watch();
 } else {
   await esbuild.build(options);
   await esbuild.build(officialOptions);
+  copyBundledAssets();
   writeCodeCache();
 }

@@ -1,11 +1,15 @@
-# A queue worker: `mcpbench worker --queue redis://...` (README: "Running across machines").
-# Minimal, and not run where it was written (no container engine there): build it from the repository root,
+# A queue worker: `mcpbench worker --queue redis://...` (README: "Running across machines"). Build it from the
+# repository root (test/deploy.test.ts builds and runs it with podman):
 #   docker build -f deploy/worker.Dockerfile -t mcpbench-worker .
+#   podman build -f deploy/worker.Dockerfile --ignorefile deploy/worker.Dockerfile.dockerignore -t mcpbench-worker .
+# Behind a TLS-intercepting proxy, give npm its CA: --secret id=ca,src=/path/to/ca-bundle.pem
 # Workers and the coordinator must run the same mcpbench version: build this image from the same commit.
 FROM node:20-bookworm-slim AS build
 WORKDIR /opt/mcpbench
 COPY . .
-RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
+    npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # git: the git namespace works on real repositories.

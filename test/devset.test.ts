@@ -16,7 +16,7 @@ import { compileTemplate } from '../server/src/generator/sample.ts';
 import { loadRegistry } from '../server/src/mcp/registry.ts';
 import { composition, taskTraits } from '../server/src/tasks/composition.ts';
 import { collectTaskFiles } from '../server/src/tasks/files.ts';
-import { canonicalHash } from '../server/src/tasks/hash.ts';
+import { canonicalHash } from '../server/src/canonical-json.ts';
 import { TaskSchema, type Task } from '../server/src/tasks/model.ts';
 
 const root = join(__dirname, '..');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { CanonicalizeError, canonicalHash, canonicalJson } from '../server/src/tasks/hash.ts';
+import { CanonicalizeError, canonicalHash, canonicalJson } from '../server/src/canonical-json.ts';
 
 test('RFC 8785: keys sorted by UTF-16 code units, no whitespace, ES number forms', () => {
   assert.equal(canonicalJson({ b: 2, a: [1, { d: true, c: null }], '\u20ac': 'x', '\r': 'y' }), '{"\\r":"y","a":[1,{"c":null,"d":true}],"b":2,"€":"x"}');

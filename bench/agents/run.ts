@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../server/src/cli/main.ts';
 import { costOf } from '../../server/src/runner/agents/usage.ts';
-import { openRun } from '../../server/src/runner/store.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
 import type { Scores } from '../../server/src/scoring/metrics.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 import { anthropicStep, BEHAVIOURS, openAIStep, planFor, scriptFor, type Behaviour, type Plan, type Protocol } from '../../test/simulations/behaviours.ts';

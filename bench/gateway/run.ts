@@ -24,13 +24,13 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
 import { startServer } from '../../server/src/runner/launch.ts';
 import type { SandboxBackend } from '../../server/src/runner/sandbox.ts';
 import { seedNamespace } from '../../server/src/runner/state.ts';
 import { TaskSchema } from '../../server/src/tasks/model.ts';
 import { PROBE_CALLS } from '../servers/probe-calls.ts';
+import { FAULT_PROFILES } from '../../server/src/record/faults.ts';
 
 const CALLS = Number(process.env.CALLS ?? 300);
 const WARMUP = 30;

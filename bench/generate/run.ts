@@ -18,7 +18,7 @@ import { TemplateSchema } from '../../server/src/generator/model.ts';
 import { createRandom } from '../../server/src/generator/random.ts';
 import { compileTemplate, sampleVariant, type SampledVariant } from '../../server/src/generator/sample.ts';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import { lintTask } from '../../server/src/tasks/lint.ts';
 
 const VARIANTS = Number(process.env.VARIANTS ?? 10_000);

@@ -17,10 +17,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EPISODES_FILE, isScored, latestByWorkUnit, openRun } from '../../server/src/runner/store.ts';
+import { EPISODES_FILE, openRun } from '../../server/src/record/run-folder.ts';
 import { mulberry32 } from '../../server/src/seeded-random.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import { startRedis } from '../../test/redis-server.ts';
+import { isScored, latestByWorkUnit } from '../../server/src/record/work-units.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');

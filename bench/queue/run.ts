@@ -19,9 +19,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
 import { queueExecutor } from '../../server/src/queue/coordinator.ts';
-import { runToEnd } from '../../server/src/runner/session.ts';
+import { runToEnd } from '../../server/src/engine/session.ts';
 import type { SandboxBackend } from '../../server/src/runner/sandbox.ts';
-import { openRun } from '../../server/src/runner/store.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
 import packageJson from '../../package.json';
 import { startRedis, type RedisServer } from '../../test/redis-server.ts';
 

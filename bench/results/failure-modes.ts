@@ -12,16 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { failureDiagnoser } from '../../server/src/results/run-source.ts';
-import { FAILURE_MODES } from '../../server/src/results/failure-modes.ts';
+import { FAILURE_MODES } from '../../server/src/scoring/failure-modes.ts';
 import { createReferenceAgent, noopAgent } from '../../server/src/runner/agents/reference.ts';
 import { CHECK_FAULT_OPTIONS } from '../../server/src/runner/check.ts';
-import { loadFaultProfile } from '../../server/src/runner/faults.ts';
-import { createRun } from '../../server/src/runner/store.ts';
-import { executeRun, loadTasks, planRun } from '../../server/src/runner/run.ts';
+import { createRun } from '../../server/src/record/run-folder.ts';
+import { executeRun, planRun } from '../../server/src/runner/run.ts';
 import { defaultBackend } from '../../server/src/runner/sandbox.ts';
-import { writeReport } from '../../server/src/scoring/report.ts';
+import { reportRun } from '../../server/src/scoring/report.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { loadFaultProfile } from '../../server/src/record/faults.ts';
+import { loadRunTasks, loadTasks } from '../../server/src/tasks/load.ts';
 
 async function main() {
   const { values } = parseArgs({ options: { tasks: { type: 'string', default: 'tasks' }, faults: { type: 'string', default: 'medium' }, concurrency: { type: 'string', default: '2' }, seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
@@ -42,7 +42,7 @@ async function main() {
   const started = Date.now();
   await executeRun(specs, { store, concurrency: Number(values.concurrency), runId, registry, seed, backend: defaultBackend(), faultOptions: CHECK_FAULT_OPTIONS });
   console.log(`ran in ${((Date.now() - started) / 1000).toFixed(0)} s; load after: ${load()}`);
-  const { report } = writeReport(directory, { diagnose: failureDiagnoser(config, registry) });
+  const { report } = reportRun(directory, { registry, tasks: loadRunTasks(config) });
   const f = report.failures!;
   const passedWrongly = report.scores.episodes.passed;
   console.log(`run folder: ${directory}`);

@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { databaseSize, openResultsDb } from '../../server/src/results/db.ts';
-import { classifyFailure } from '../../server/src/results/failure-modes.ts';
 import { importPaths } from '../../server/src/results/import.ts';
-import { loadRunTasks, openSourceRun, scoredEpisodes } from '../../server/src/results/run-source.ts';
+import { openSourceRun } from '../../server/src/results/run-source.ts';
+import { deriveRun } from '../../server/src/scoring/derive.ts';
 import { startCluster } from '../../test/postgres-cluster.ts';
+import { loadRunTasks } from '../../server/src/tasks/load.ts';
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 
@@ -53,9 +54,8 @@ async function main() {
 
   let started = Date.now();
   const source = openSourceRun(run);
-  const tasks = loadRunTasks(source.config);
-  let failed = 0;
-  for (const { episode } of scoredEpisodes(source.records)) if (classifyFailure(episode, tasks.get(episode.task_hash), registry)) failed++;
+  const derived = deriveRun({ config: source.config, episodes: source.records, warnings: source.warnings }, { tasks: loadRunTasks(source.config), registry });
+  const failed = derived.failures!.failed;
   const baseline = (Date.now() - started) / 1000;
   console.log(`${source.records.length} journal records, ${failed} failed episodes classified; read + classify without a database: ${baseline.toFixed(1)} s`);
 

@@ -19,9 +19,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { latestByWorkUnit, openRun, QUARANTINE_FILE, EPISODES_FILE, isScored } from '../../server/src/runner/store.ts';
+import { openRun, QUARANTINE_FILE, EPISODES_FILE } from '../../server/src/record/run-folder.ts';
 import { mulberry32 } from '../../server/src/seeded-random.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { latestByWorkUnit, isScored } from '../../server/src/record/work-units.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');

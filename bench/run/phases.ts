@@ -15,11 +15,11 @@ import { ModelMeter } from '../../server/src/runner/agents/usage.ts';
 import { episodeNamespaces } from '../../server/src/runner/episode.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
 import { startServer, type RunningServer } from '../../server/src/runner/launch.ts';
-import { loadTasks } from '../../server/src/runner/run.ts';
 import { defaultBackend, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
 import { scratchRoot } from '../../server/src/runner/scratch.ts';
 import { seedNamespace, snapshotNamespace } from '../../server/src/runner/state.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { loadTasks } from '../../server/src/tasks/load.ts';
 
 async function main() {
   const rounds = Number(process.argv[2] ?? 5);

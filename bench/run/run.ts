@@ -15,11 +15,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
-import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
-import { executeRun, loadTasks, planRun } from '../../server/src/runner/run.ts';
+import { executeRun, planRun } from '../../server/src/runner/run.ts';
 import { defaultBackend, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
-import { createRun } from '../../server/src/runner/store.ts';
+import { createRun } from '../../server/src/record/run-folder.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { FAULT_PROFILES } from '../../server/src/record/faults.ts';
+import { loadTasks } from '../../server/src/tasks/load.ts';
 
 const TICKS_PER_SECOND = 100;
 

@@ -4,9 +4,12 @@
  * the old argument set (the whole host read-only, root inside, the runner's environment), taking turns in
  * one run so the machine's load falls on both alike. Prints the median of each and the ratio new / old
  * (goal <= 1.1). Also the start-up of a confined command agent (forwarder, proxy) vs a plain process.
+ * Where a container engine works (scripts/container-engine.sh), also a server's start-up in a container
+ * (`--sandbox podman`, or docker) vs in bubblewrap, taking turns the same way, and the ratio.
  * Needs `npm run build` first (servers are served by dist/serve.js).
  *
  *   npx tsx bench/sandbox/run.ts            (STARTS=7 NAMESPACES=travel,git,filesystem,postgres by default)
+ *   PARTS=containers npx tsx bench/sandbox/run.ts     (only the container comparison; PARTS=bwrap: only the rest)
  */
 import { mkdtempSync, rmSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -14,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { loadRegistry, type NamespaceInfo } from '../../server/src/mcp/registry.ts';
 import { packageRoot } from '../../server/src/paths.ts';
 import { connectServer, serverCommand, startServer } from '../../server/src/runner/launch.ts';
-import { probeBackends, underTmp, type LaunchSpec } from '../../server/src/runner/sandbox.ts';
+import { probeBackends, underTmp, type LaunchSpec, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
 import { seedNamespace } from '../../server/src/runner/state.ts';
 import { createCommandAgent } from '../../server/src/runner/agents/command.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
@@ -22,6 +25,7 @@ import type { Task } from '../../server/src/tasks/model.ts';
 
 const STARTS = Number(process.env.STARTS ?? 7);
 const NAMESPACES = (process.env.NAMESPACES ?? 'travel,git,filesystem,postgres').split(',');
+const PARTS = (process.env.PARTS ?? 'bwrap,containers').split(',');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The bubblewrap arguments before least privilege (commit 059799f), kept here only to measure against. */
@@ -67,6 +71,40 @@ async function startUp(info: NamespaceInfo, work: string, n: number, kind: 'new'
   return ms;
 }
 
+/** A server's start-up (seed, launch, initialize, tools/list) in one backend's sandbox. */
+async function startUpIn(info: NamespaceInfo, work: string, n: number, backend: SandboxBackend): Promise<number> {
+  const t0 = performance.now();
+  const sandbox = await seeded(info, work, n);
+  const server = await startServer(info, sandbox, { backend, startTimeoutMs: 120_000 });
+  await server.listTools();
+  const ms = performance.now() - t0;
+  await server.close();
+  rmSync(sandbox, { recursive: true, force: true });
+  return ms;
+}
+
+/** Server start-up in a container vs in bubblewrap, per namespace, taking turns. */
+async function containerStartUps(engine: SandboxBackend, work: string, first: number): Promise<void> {
+  const registry = await loadRegistry();
+  console.log(`bench/sandbox: median server start-up, ${engine} container vs bubblewrap (${STARTS} starts each, taking turns); load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  let n = first;
+  const sums = { container: 0, bwrap: 0 };
+  for (const name of NAMESPACES) {
+    const info = registry.get(name);
+    if (!info) throw new Error(`unknown namespace ${name}`);
+    await startUpIn(info, work, n++, engine); // warm-up: the engine's storage, the page cache
+    const times = { container: [] as number[], bwrap: [] as number[] };
+    for (let s = 0; s < STARTS; s++) {
+      for (const kind of (s % 2 ? ['bwrap', 'container'] : ['container', 'bwrap']) as ('container' | 'bwrap')[]) times[kind].push(await startUpIn(info, work, n++, kind === 'bwrap' ? 'bwrap' : engine));
+    }
+    const [c, b] = [median(times.container), median(times.bwrap)];
+    sums.container += c;
+    sums.bwrap += b;
+    console.log(`  ${name.padEnd(11)} ${engine} ${c.toFixed(0).padStart(5)} ms   bwrap ${b.toFixed(0).padStart(5)} ms   ratio ${(c / b).toFixed(2)}`);
+  }
+  console.log(`episode start-up over these namespaces, ${engine} / bwrap: ${(sums.container / sums.bwrap).toFixed(2)} (+${((sums.container - sums.bwrap) / NAMESPACES.length).toFixed(0)} ms per server); load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+}
+
 async function agentStartUps(work: string): Promise<{ plain: number; confined: number }> {
   const registry = await loadRegistry();
   const task = { id: 'bench', server: 'travel', category: 'single-tool', difficulty: 'easy', max_steps: 1, goal: 'g', initial_state: {}, available_tools: ['travel.search_flights'], success_predicate: { all: [] }, reference_solutions: [] } as unknown as Task;
@@ -88,10 +126,17 @@ async function agentStartUps(work: string): Promise<{ plain: number; confined: n
 }
 
 async function main() {
-  if (!probeBackends().find((b) => b.backend === 'bwrap')?.works) throw new Error('bwrap does not work here: apt-get install bubblewrap');
+  const backends = probeBackends();
+  if (!backends.find((b) => b.backend === 'bwrap')?.works) throw new Error('bwrap does not work here: apt-get install bubblewrap');
   const registry = await loadRegistry();
   const work = mkdtempSync(join(tmpdir(), 'mcpbench-bench-sandbox-'));
   chmodSync(work, 0o711);
+  if (PARTS.includes('containers')) {
+    const engine = backends.find((b) => (b.backend === 'podman' || b.backend === 'docker') && b.works)?.backend;
+    if (engine) await containerStartUps(engine, work, 1_000_000);
+    else console.log(`bench/sandbox: no container engine works here (${backends.filter((b) => b.backend === 'podman' || b.backend === 'docker').map((b) => `${b.backend}: ${b.detail}`).join('; ')}); scripts/container-engine.sh makes one`);
+  }
+  if (!PARTS.includes('bwrap')) return rmSync(work, { recursive: true, force: true });
   console.log(`bench/sandbox: median server start-up (seed + launch + initialize + tools/list, ${STARTS} starts each, taking turns), least-privilege bwrap vs the old bwrap arguments; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   let n = 0;
   let sumNew = 0;

@@ -12,9 +12,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { runCheck } from '../../server/src/runner/session.ts';
+import { runCheck } from '../../server/src/engine/session.ts';
 import { defaultBackend, type SandboxBackend } from '../../server/src/runner/sandbox.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import { TaskSchema } from '../../server/src/tasks/model.ts';
 
 const SIZES = [10_000, 100_000, 1_000_000, 10_000_000];

@@ -32,7 +32,7 @@ export interface MCPBenchExtensionApi {
   /** Each message to the runner panel as it is sent (what `runnerMessages` collects). */
   onRunnerMessage: vscode.Event<RunBroadcast>;
   /** The workspace's past runs as the runner panel lists them, newest first, each with the line it shows. */
-  runnerHistory(): RunSummary[];
+  runnerHistory(): Promise<RunSummary[]>;
   languageClient(): LanguageClient | undefined;
   /**
    * The statement coverage the last coverage run added for a file (VS Code has no API to read a run's

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CATEGORIES, DIFFICULTIES, TASK_ID_PATTERN } from '../../server/src/tasks/vocabulary.ts';
+import { CATEGORIES, DIFFICULTIES, TASK_ID_PATTERN } from '../../server/src/engine/protocol.ts';
 import type { CliLauncher } from './cli-launcher.ts';
 import type { ReviewSession } from './review-panel.ts';
 import { TASK_LANGUAGE, TEMPLATE_LANGUAGE } from './language-client.ts';

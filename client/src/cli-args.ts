@@ -2,7 +2,11 @@
  * The settings of the extension as `mcpbench` arguments. The extension never runs a task itself: it
  * starts the CLI with these arguments and reads its `--reporter jsonl` events.
  */
-import { FAULT_TYPES } from '../../server/src/runner/types.ts';
+import { agentSetting, flagName } from '../../server/src/record/agent-settings.ts';
+import { FAULT_TYPES } from '../../server/src/record/faults.ts';
+
+/** The `mcpbench run` flag of an agent setting (the table in record/agent-settings.ts). */
+const flag = (key: string): string => flagName(agentSetting(key));
 
 export const AGENTS = ['reference', 'noop', 'command', 'endpoint', 'openai', 'anthropic', 'vscode-lm'] as const;
 export type AgentChoice = (typeof AGENTS)[number];
@@ -54,30 +58,30 @@ export function runArgs(files: string[], settings: RunSettings, options: { fault
   switch (settings.agent) {
     case 'command':
       if (!settings.agentCommand) throw new SettingsError('mcpbench.defaultAgent is "command" but mcpbench.agentCommand is empty');
-      args.push('--agent-command', settings.agentCommand);
+      args.push(flag('command'), settings.agentCommand);
       break;
     case 'endpoint':
       if (!settings.endpoint) throw new SettingsError('mcpbench.defaultAgent is "endpoint" but mcpbench.endpoint is empty');
-      args.push('--endpoint', settings.endpoint);
+      args.push(flag('url'), settings.endpoint);
       break;
     case 'vscode-lm':
       if (!options.lmEndpoint) throw new SettingsError('the VS Code language-model agent is not running');
-      args.push('--endpoint', options.lmEndpoint);
+      args.push(flag('url'), options.lmEndpoint);
       break;
     case 'openai':
-      if (settings.openaiBaseUrl) args.push('--base-url', settings.openaiBaseUrl);
-      if (settings.openaiModel) args.push('--model', settings.openaiModel);
-      if (settings.agentConfig) args.push('--agent-config', settings.agentConfig);
+      if (settings.openaiBaseUrl) args.push(flag('base_url'), settings.openaiBaseUrl);
+      if (settings.openaiModel) args.push(flag('model'), settings.openaiModel);
+      if (settings.agentConfig) args.push(flag('agent_config'), settings.agentConfig);
       break;
     case 'anthropic':
-      if (settings.agentConfig) args.push('--agent-config', settings.agentConfig);
+      if (settings.agentConfig) args.push(flag('agent_config'), settings.agentConfig);
       break;
     case 'reference':
       // Under faults the reference agent should behave like a careful agent, not give up at the first error.
-      if ((options.faults ?? 'none') !== 'none') args.push('--retry');
+      if ((options.faults ?? 'none') !== 'none') args.push(flag('retry'));
       break;
   }
-  if (settings.prices && settings.agent !== 'reference' && settings.agent !== 'noop' && settings.agent !== 'command') args.push('--prices', settings.prices);
+  if (settings.prices && settings.agent !== 'reference' && settings.agent !== 'noop' && settings.agent !== 'command') args.push(flag('prices'), settings.prices);
   args.push('--faults', options.faults ?? 'none');
   if (settings.trials > 1) args.push('--trials', String(Math.floor(settings.trials)));
   if (settings.sandbox !== 'auto') args.push('--sandbox', settings.sandbox);

@@ -1,7 +1,7 @@
 /** Starts the `mcpbench` CLI for the extension: which binary, which Node, which folder. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 import { cliCommand } from './cli-args.ts';
 import { execCli, startCli, type CliExecResult, type CliRun } from './cli-process.ts';
 import { cliPathSetting } from './settings.ts';

@@ -4,7 +4,7 @@
  * period.
  */
 import { spawn } from 'node:child_process';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 import { JsonlEventReader } from './run-events.ts';
 
 export interface CliRunOptions {

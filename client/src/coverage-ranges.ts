@@ -4,7 +4,7 @@
  * exact predicate. Positions are zero-based line/character, like VS Code's.
  */
 import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
-import { lineStarts, positionAt, type Position } from '../../server/src/tasks/positions.ts';
+import { lineStarts, positionAt, type Position } from '../../server/src/engine/protocol.ts';
 
 export { lineStarts, positionAt, type Position };
 

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentRequest, ReportedUsage } from '../../server/src/runner/agents/endpoint.ts';
+import type { AgentRequest, ReportedUsage } from '../../server/src/engine/protocol.ts';
 
 export type { AgentRequest, ReportedUsage };
 

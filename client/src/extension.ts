@@ -8,9 +8,11 @@ import type { MCPBenchExtensionApi } from './api.ts';
 import { CliLauncher } from './cli-launcher.ts';
 import { LanguageServerHost } from './language-client.ts';
 import { LanguageModelAgent } from './lm-agent.ts';
-import { openReport, RunnerPanel } from './runner-panel.ts';
+import { openPage, openReport, RunnerPanel } from './runner-panel.ts';
+import { shortUnit } from './episode-view.ts';
+import { episodeViewFile, openRun } from '../../server/src/record/run-folder.ts';
+import { latestByWorkUnit } from '../../server/src/record/work-units.ts';
 import { ReviewViews } from './review-panel.ts';
-import { listRuns } from './run-history.ts';
 import { pickFaultProfile, TaskTestExplorer } from './testing.ts';
 import { Authoring } from './authoring.ts';
 import { TASK_LANGUAGE } from './language-client.ts';
@@ -52,7 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
   server = new LanguageServerHost(context, output);
   const host = server;
   const tests = new TaskTestExplorer(launcher, lmAgent, { fileStatus: (uri) => host.fileStatus(uri) });
-  const panel = new RunnerPanel(context, tests.onRunBroadcast);
+  const panel = new RunnerPanel(context, tests.onRunBroadcast, host);
   const reviews = new ReviewViews(context, launcher);
   const authoring = new Authoring(context, launcher, output, (uri) => reviews.open(uri));
   context.subscriptions.push(output, lmAgent, tests, panel, reviews, server, ...authoring.register());
@@ -70,6 +72,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
     return tests.runTests([uri], profile, faults ? { faults } : {});
   };
 
+  /** A run of the workspace's runs/ that has a report, picked by the user (undefined: none, or cancelled). */
+  const pickReportedRun = async (title: string) => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const runs = folder ? (await panel.history(path.join(folder.uri.fsPath, 'runs'))).filter((r) => r.report) : [];
+    if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
+    return vscode.window.showQuickPick(runs.map((r) => ({ label: r.id, description: r.label, directory: r.directory })), { title });
+  };
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpbench.runTask', (argument?: unknown) => runFromCommand(argument, 'run')),
     vscode.commands.registerCommand('mcpbench.runTaskWithFaults', async (argument?: unknown, profile?: unknown) => {
@@ -80,14 +89,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<MCPBen
     vscode.commands.registerCommand('mcpbench.showRunnerPanel', () => panel.show()),
     vscode.commands.registerCommand('mcpbench.openReport', async (argument?: unknown) => {
       if (typeof argument === 'string' && argument) return openReport(argument);
-      const folder = vscode.workspace.workspaceFolders?.[0];
-      const runs = folder ? listRuns(path.join(folder.uri.fsPath, 'runs')).filter((r) => r.report) : [];
-      if (!runs.length) return void vscode.window.showInformationMessage('MCPBench: no run with a report in runs/ yet.');
-      const picked = await vscode.window.showQuickPick(
-        runs.map((r) => ({ label: r.id, description: r.label, directory: r.directory })),
-        { title: 'Open the report of a run' },
-      );
+      const picked = await pickReportedRun('Open the report of a run');
       if (picked) await openReport(picked.directory);
+    }),
+    vscode.commands.registerCommand('mcpbench.openEpisode', async (runDirectory?: unknown, workUnit?: unknown) => {
+      if (typeof runDirectory === 'string' && typeof workUnit === 'string') {
+        return openPage(episodeViewFile(runDirectory, workUnit), `Episode ${shortUnit(workUnit)}`, 'the episode pages are written with the report');
+      }
+      const run = await pickReportedRun('Open an episode of a run: the run');
+      if (!run) return;
+      const episodes = latestByWorkUnit([...openRun(run.directory).episodes]);
+      const picked = await vscode.window.showQuickPick(
+        episodes.map((e) => ({ label: e.task_id, description: `${e.status} · trial ${e.trial} · ${e.variant} · faults ${e.fault_profile} · perturbation ${e.perturbation}`, detail: shortUnit(e.work_unit), workUnit: e.work_unit })),
+        { title: `Open an episode of ${run.label}`, matchOnDescription: true },
+      );
+      if (picked) await openPage(episodeViewFile(run.directory, picked.workUnit), `Episode ${picked.label}`, 'the episode pages are written with the report');
     }),
     vscode.commands.registerCommand('mcpbench.restartServer', () => server?.restart()),
     vscode.commands.registerCommand('mcpbench.showOutput', () => output.show(true)),

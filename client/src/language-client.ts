@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { FileStatus } from '../../server/src/lsp/service.ts';
+import { FILE_STATUS_REQUEST, RUN_HISTORY_REQUEST, RUN_VIEW_REQUEST, type FileStatus, type RunSummary, type RunView } from '../../server/src/engine/protocol.ts';
 
 export type { FileStatus };
 
@@ -20,9 +20,6 @@ export const TASK_FILE_SELECTOR = [
   { language: TEMPLATE_LANGUAGE, scheme: 'file' },
   { language: TEMPLATE_LANGUAGE, scheme: 'untitled' },
 ];
-
-/** The request the language server answers with a file's kind and lint errors (lsp/service.ts). */
-const FILE_STATUS_REQUEST = 'mcpbench/fileStatus';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'error';
 
@@ -116,6 +113,34 @@ export class LanguageServerHost implements vscode.Disposable {
       this.output.appendLine(`${FILE_STATUS_REQUEST} ${uri.toString()}: ${(error as Error).message}`);
       return undefined;
     }
+  }
+
+  /** A client that is running, waiting while it starts (at most `timeoutMs`); undefined when it is not coming. */
+  private async running(timeoutMs = 15_000): Promise<LanguageClient | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.client && this.state === 'starting' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return this.client && this.state === 'running' ? this.client : undefined;
+  }
+
+  /** The run folders under `directory`, newest first, as the language server reads them (empty without a server). */
+  async runHistory(directory: string): Promise<RunSummary[]> {
+    const client = await this.running();
+    if (!client) return [];
+    try {
+      return await client.sendRequest<RunSummary[]>(RUN_HISTORY_REQUEST, { directory });
+    } catch (error) {
+      this.output.appendLine(`${RUN_HISTORY_REQUEST} ${directory}: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
+  /** One run folder read back whole by the language server; throws with the reason when it cannot be read. */
+  async runView(directory: string): Promise<RunView> {
+    const client = await this.running();
+    if (!client) throw new Error('the language server is not running (see the MCPBench output)');
+    const answer = await client.sendRequest<RunView | { error: string }>(RUN_VIEW_REQUEST, { directory });
+    if ('error' in answer) throw new Error(answer.error);
+    return answer;
   }
 
   async stop(): Promise<void> {

@@ -11,7 +11,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as vscode from 'vscode';
-import { resultText } from '../../server/src/runner/agents/agent.ts';
+import { resultText } from '../../server/src/engine/protocol.ts';
 import { startEndpointServer, type AgentRequest, type EndpointServer, type ReportedUsage } from './endpoint-server.ts';
 
 const SYSTEM_PROMPT =

@@ -4,7 +4,7 @@
  * the CLI's (server/src/generator/review.ts); this module only speaks its command line.
  */
 import * as path from 'node:path';
-import type { AcceptReport, CandidateDiff, CandidateStatus } from '../../server/src/generator/review.ts';
+import type { AcceptReport, CandidateDiff, CandidateStatus } from '../../server/src/engine/protocol.ts';
 
 export type { AcceptReport, CandidateDiff, CandidateStatus };
 

@@ -3,7 +3,7 @@
  * lines are reassembled here; a line that is not a RunEvent (a stray log line) is handed back, not dropped
  * silently, so the output channel can show it.
  */
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 
 // A Record, so that a type added to the RunEvent union does not compile until it is listed here.
 const KNOWN: Record<RunEvent['type'], true> = {

@@ -6,10 +6,10 @@
  * task `errored` when the run ends without a scored episode. For `check`, the verdict per task comes from
  * the `run-finished` event's checks.
  */
-import { expectedOutcome } from '../../server/src/runner/check-variants.ts';
-import type { CheckRecord } from '../../server/src/runner/store.ts';
-import type { EpisodeResult, RunEvent, RunFinished } from '../../server/src/runner/types.ts';
+import { expectedOutcome } from '../../server/src/record/check-variants.ts';
+import type { RunEvent, RunFinished } from '../../server/src/engine/protocol.ts';
 import { episodeMessage } from './verdict-text.ts';
+import type { CheckRecord, EpisodeRecord } from '../../server/src/record/schema.ts';
 
 export type OutcomeState = 'passed' | 'failed' | 'errored' | 'skipped';
 
@@ -18,7 +18,7 @@ export interface TaskOutcome {
   state: OutcomeState;
   message?: string;
   durationMs: number;
-  results: EpisodeResult[];
+  results: EpisodeRecord[];
 }
 
 /** What check decided about a task (the run store's CheckRecord). */
@@ -30,8 +30,8 @@ export function checksOf(event: RunFinished): CheckSummary[] {
 
 interface TaskState {
   expected: number;
-  results: EpisodeResult[];
-  infra: EpisodeResult[];
+  results: EpisodeRecord[];
+  infra: EpisodeRecord[];
   started: boolean;
   done: boolean;
 }
@@ -127,7 +127,7 @@ export class RunOutcomeTracker {
   }
 }
 
-const sumDurations = (results: EpisodeResult[]) => results.reduce((sum, r) => sum + (r.duration_ms ?? 0), 0);
+const sumDurations = (results: EpisodeRecord[]) => results.reduce((sum, r) => sum + (r.duration_ms ?? 0), 0);
 
 /** Passed when every scored episode passed (pass^k: all k trials); errored when an agent broke; failed otherwise. */
 function runOutcome(taskId: string, state: TaskState): TaskOutcome {

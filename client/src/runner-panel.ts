@@ -7,13 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunEvent } from '../../server/src/runner/types.ts';
-import { listRuns, readRun, type RunSummary } from './run-history.ts';
+import type { RunEvent, RunSummary as RunData, RunView } from '../../server/src/engine/protocol.ts';
+import { labelled, type RunSummary } from './run-history.ts';
 import { checkedOutcome } from './run-outcomes.ts';
+import { episodeViewTarget, shortUnit } from './episode-view.ts';
 import type { RunBroadcast } from './testing.ts';
 
 /** Messages the page sends. */
-type FromPage = { type: 'ready' } | { type: 'openReport'; directory: string } | { type: 'loadRun'; directory: string } | { type: 'refreshHistory' };
+type FromPage = { type: 'ready' } | { type: 'openReport'; directory: string } | { type: 'openEpisode'; runId: unknown; workUnit: unknown } | { type: 'loadRun'; directory: string } | { type: 'refreshHistory' };
+
+/** Who reads run folders for the panel: the language server (engine/history.ts). */
+export interface RunReader {
+  runHistory(directory: string): Promise<RunData[]>;
+  runView(directory: string): Promise<RunView>;
+}
 
 export class RunnerPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -25,6 +32,7 @@ export class RunnerPanel implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     onRunBroadcast: vscode.Event<RunBroadcast>,
+    private readonly runs: RunReader,
   ) {
     onRunBroadcast((message) => this.onBroadcast(message), undefined, this.disposables);
   }
@@ -51,13 +59,12 @@ export class RunnerPanel implements vscode.Disposable {
   }
 
   private postHistory(): void {
-    const directory = this.runsDirectory();
-    this.post({ type: 'history', runs: this.history(directory) });
+    void this.history().then((runs) => this.post({ type: 'history', runs }));
   }
 
   /** The workspace's past runs as the panel lists them, newest first (each with the line it shows). */
-  history(directory = this.runsDirectory()): RunSummary[] {
-    return directory ? listRuns(directory) : [];
+  async history(directory = this.runsDirectory()): Promise<RunSummary[]> {
+    return directory ? labelled(await this.runs.runHistory(directory)) : [];
   }
 
   async show(preserveFocus = false): Promise<vscode.WebviewPanel> {
@@ -107,20 +114,26 @@ export class RunnerPanel implements vscode.Disposable {
       case 'openReport':
         void openReport(message.directory);
         break;
+      case 'openEpisode': {
+        const runs = this.runsDirectory();
+        const file = runs && episodeViewTarget(runs, message.runId, message.workUnit);
+        if (file) void openPage(file, `Episode ${shortUnit(String(message.workUnit))}`, 'the episode pages are written with the report, when the run finishes');
+        break;
+      }
       case 'loadRun':
-        this.loadRun(message.directory);
+        void this.loadRun(message.directory);
         break;
     }
   }
 
   /** A past run shown like a live one: its episodes as episode-finished events, then its scores. */
-  private loadRun(directory: string): void {
+  private async loadRun(directory: string): Promise<void> {
     const runs = this.runsDirectory();
     // Only folders of this workspace's runs/: the page is not trusted to name arbitrary paths.
     if (!runs || path.relative(runs, directory).startsWith('..')) return;
-    let run: ReturnType<typeof readRun>;
+    let run: RunView;
     try {
-      run = readRun(directory);
+      run = await this.runs.runView(directory);
     } catch (error) {
       void vscode.window.showWarningMessage(`MCPBench: ${(error as Error).message}`);
       return;
@@ -151,14 +164,22 @@ export class RunnerPanel implements vscode.Disposable {
  */
 export async function openReport(runDirectory: string): Promise<void> {
   const file = runDirectory.endsWith('.html') ? runDirectory : path.join(runDirectory, 'report.html');
+  await openPage(file, `Report ${path.basename(path.dirname(file))}`, 'the run may have been interrupted');
+}
+
+/**
+ * Opens one of a run's self-contained pages (the report, an episode's page): in the system browser on a
+ * desktop, else in a webview. `missing` says why the page may not be there.
+ */
+export async function openPage(file: string, title: string, missing: string): Promise<void> {
   if (!existsSync(file)) {
-    void vscode.window.showWarningMessage(`MCPBench: no report at ${file} (the run may have been interrupted).`);
+    void vscode.window.showWarningMessage(`MCPBench: no page at ${file} (${missing}).`);
     return;
   }
   if (vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName) {
     if (await vscode.env.openExternal(vscode.Uri.file(file))) return;
   }
-  const panel = vscode.window.createWebviewPanel('mcpbench.report', `Report ${path.basename(path.dirname(file))}`, vscode.ViewColumn.Active, {
+  const panel = vscode.window.createWebviewPanel('mcpbench.report', title, vscode.ViewColumn.Active, {
     enableScripts: true,
     localResourceRoots: [],
   });

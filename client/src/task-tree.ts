@@ -4,8 +4,7 @@
  * does not parse still shows up, so the author can run its check and see why.
  */
 
-import { isWorkspaceTaskPath } from '../../server/src/tasks/files.ts';
-import { taskNamespaces } from '../../server/src/tasks/model.ts';
+import { isWorkspaceTaskPath, taskNamespaces } from '../../server/src/engine/protocol.ts';
 
 export const UNPARSED = '(unparsed)';
 

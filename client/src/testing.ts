@@ -6,8 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { describeFaultProfile } from '../../server/src/runner/faults.ts';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 import type { TaskRunOutcome, TestProfileName } from './api.ts';
 import { checkArgs, FAULT_PROFILE_CHOICES, runArgs, SettingsError } from './cli-args.ts';
 import type { CliLauncher } from './cli-launcher.ts';
@@ -17,6 +16,7 @@ import { readRunSettings } from './settings.ts';
 import { groupTasks, isTaskFile, readTaskHeader, runTitle, type TaskEntry } from './task-tree.ts';
 import { failingNode, formatCall } from './verdict-text.ts';
 import type { FileStatus } from './language-client.ts';
+import { describeFaultProfile } from '../../server/src/record/faults.ts';
 
 export const TASK_GLOB = '{**/tasks/**/*.json,**/*.task.json}';
 const EXCLUDE_GLOB = '{**/node_modules/**,**/runs/**,**/dist/**,**/*.template.json}';
@@ -481,7 +481,10 @@ export function cliRefusal(stderr: string, exit: { code: number | null }): strin
   return detail ? `the run was refused (exit ${exit.code}): ${detail}` : undefined;
 }
 
-/** none / light / medium / heavy, then one `<type>-only` ablation per fault type; each says its rate and fault types. */
+/**
+ * none / light / medium / heavy, then one `<type>-only` ablation per fault type; each says its rate and fault types.
+ * It stays open when focus moves (a webview that loads or a panel that opens must not answer it for the user).
+ */
 export async function pickFaultProfile(): Promise<string | undefined> {
   const current = vscode.workspace.getConfiguration('mcpbench').get<string>('faultProfile', 'light');
   const picked = await vscode.window.showQuickPick(
@@ -490,7 +493,7 @@ export async function pickFaultProfile(): Promise<string | undefined> {
       description: name === current ? 'current setting' : undefined,
       detail: describeFaultProfile(name),
     })),
-    { title: 'Fault profile', placeHolder: 'Which faults the gateway injects, and how often', matchOnDetail: true },
+    { title: 'Fault profile', placeHolder: 'Which faults the gateway injects, and how often', matchOnDetail: true, ignoreFocusOut: true },
   );
   return picked?.label;
 }

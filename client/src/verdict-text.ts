@@ -2,9 +2,9 @@
  * Plain-text renderings of what a run produced, for test messages and test output: the predicate verdict
  * tree with each node's value, an episode's failure, one call of the trace.
  */
-import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
+import type { CallRecord, EpisodeRecord } from '../../server/src/record/schema.ts';
 
-export type Verdict = NonNullable<EpisodeResult['verdict']>;
+export type Verdict = NonNullable<EpisodeRecord['verdict']>;
 
 const MARK = { true: '✓', false: '✗', undefined: '?' } as const;
 const MAX_EVIDENCE = 160;
@@ -55,7 +55,7 @@ export function failingNode(verdict: Verdict): Verdict {
 }
 
 /** The message of a failed or errored episode: why, then the verdict tree. */
-export function episodeMessage(result: EpisodeResult): string {
+export function episodeMessage(result: EpisodeRecord): string {
   const parts: string[] = [];
   const where = `${result.variant}, faults ${result.fault_profile}, trial ${result.trial}`;
   const error = result.error;

@@ -190,6 +190,8 @@
     if (result.budget_exceeded) view.body.append(el('p', { class: 'error-text' }, 'Over max_steps.'));
     if (result.answer !== undefined) view.body.append(el('p', {}, `Answer: ${result.answer}`));
     if (result.verdict) view.body.append(el('h2', {}, 'Predicate'), verdictTree(result.verdict, true));
+    // The episode's own page (written with the run's report): the whole trace, turn by turn.
+    if (!check && result.work_unit) view.body.append(el('button', { type: 'button', class: 'link open-episode', onclick: () => vscode.postMessage({ type: 'openEpisode', runId: result.run_id, workUnit: result.work_unit }) }, 'open episode page'));
     if (check ? check.asExpected : result.passed) view.details.removeAttribute('open');
   }
 

@@ -35,3 +35,6 @@ export function resolvePointer(doc: unknown, pointer: string): { found: boolean;
   }
   return { found: true, value: current };
 }
+
+export type JsonPath = (string | number)[];
+

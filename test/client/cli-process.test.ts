@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { execCli, startCli } from '../../client/src/cli-process.ts';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 
 const script = (body: string) => ['-e', body];
 

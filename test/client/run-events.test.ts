@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { JsonlEventReader, parseRunEvent } from '../../client/src/run-events.ts';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 
 const started: RunEvent = { type: 'run-started', kind: 'run', run_id: 'r1', directory: '/runs/r1', tasks: ['a'], episodes: 1, recorded: 0, agent: 'reference', fault_profile: 'none', seed: 1 };
 

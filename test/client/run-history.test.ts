@@ -1,5 +1,5 @@
 /**
- * The runner panel's history, read through the run store: a check says what check decided (check ok / check
+ * The runner panel's history, as the language server reads it (engine/history.ts) and the panel labels it: a check says what check decided (check ok / check
  * failing and which tasks, from checks.json), never a count of passed probes; a run says its three outcomes apart.
  */
 import assert from 'node:assert/strict';
@@ -8,8 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { historyLabel, listRuns } from '../../client/src/run-history.ts';
-import { createRun, type EpisodeRecord, type NewRunRecord } from '../../server/src/runner/store.ts';
+import { historyLabel, labelled } from '../../client/src/run-history.ts';
+import { runHistory } from '../../server/src/engine/history.ts';
+import { createRun } from '../../server/src/record/run-folder.ts';
+import type { EpisodeRecord, NewRunRecord } from '../../server/src/record/schema.ts';
 
 const config: NewRunRecord = {
   kind: 'check', run_id: 'check-20260101-000000-abcdef', created_at: '2026-01-01T00:00:00.000Z', task_files: ['/t/a.json'], tasks: ['a'],
@@ -21,6 +23,8 @@ const episode = (variant: string, passed: boolean, run_id: string, over: Partial
   status: passed ? 'passed' : 'failed', passed, category: 'c', namespaces: ['n'], max_steps: 5, tool_calls: 1, unlisted_calls: 0, errors_seen: 0,
   budget_exceeded: false, calls: [], started_at: '', duration_ms: 1, attempt: 1, ...over,
 });
+
+const listRuns = (directory: string) => labelled(runHistory(directory));
 
 test('a check is listed as check ok or check failing (which tasks), not as episodes passed', () => {
   const runs = mkdtempSync(join(tmpdir(), 'mcpbench-history-'));

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunOutcomeTracker, runSummary, type TaskOutcome } from '../../client/src/run-outcomes.ts';
-import type { EpisodeResult, EpisodeStatus, RunEvent } from '../../server/src/runner/types.ts';
+import type {  RunEvent } from '../../server/src/engine/protocol.ts';
+import type { EpisodeRecord, EpisodeStatus } from '../../server/src/record/schema.ts';
 
-const result = (task_id: string, trial: number, status: EpisodeStatus, over: Partial<EpisodeResult> = {}): EpisodeResult => ({
+const result = (task_id: string, trial: number, status: EpisodeStatus, over: Partial<EpisodeRecord> = {}): EpisodeRecord => ({
   work_unit: `${task_id}${trial}`.padEnd(64, '0'), task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h', agent: 'reference',
   seed: 1, status, passed: status === 'passed', category: 'c', namespaces: ['n'], max_steps: 5, tool_calls: 1, unlisted_calls: 0,
   errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 100, attempt: 1, ...over,
 });
-const finished = (r: EpisodeResult): RunEvent => ({ type: 'episode-finished', run_id: 'r', result: r });
+const finished = (r: EpisodeRecord): RunEvent => ({ type: 'episode-finished', run_id: 'r', result: r });
 const started = (task_id: string, trial = 0): RunEvent => ({ type: 'episode-started', run_id: 'r', work_unit: 'w', key: { task_id, trial, variant: 'reference:0', fault_profile: 'none', perturbation: 'none' } });
 const runStarted = (tasks: string[], episodes: number, kind: 'run' | 'check' = 'run'): RunEvent => ({
   type: 'run-started', kind, run_id: 'r', directory: '/runs/r', tasks, episodes, recorded: 0, agent: kind === 'check' ? 'check' : 'reference', fault_profile: kind === 'check' ? 'check' : 'none', seed: 1,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { episodeMessage, formatCall, renderVerdictTree, type Verdict } from '../../client/src/verdict-text.ts';
-import type { EpisodeResult } from '../../server/src/runner/types.ts';
+import type { EpisodeRecord } from '../../server/src/record/schema.ts';
 
 const verdict: Verdict = {
   path: ['success_predicate'],
@@ -32,7 +32,7 @@ test('the verdict tree shows every node with its value, indented under its paren
   );
 });
 
-const result = (over: Partial<EpisodeResult>): EpisodeResult => ({
+const result = (over: Partial<EpisodeRecord>): EpisodeRecord => ({
   work_unit: '0'.repeat(64), task_id: 't', trial: 0, variant: 'reference:0', fault_profile: 'none', perturbation: 'none', run_id: 'r', task_hash: 'h',
   agent: 'reference', seed: 1, status: 'failed', passed: false, category: 'single-tool', namespaces: ['filesystem'], max_steps: 6,
   tool_calls: 2, unlisted_calls: 0, errors_seen: 0, budget_exceeded: false, calls: [], started_at: '', duration_ms: 10, attempt: 1, ...over,

@@ -13,11 +13,11 @@ import { buildVariant, generateVariants, TASK_SCHEMA_LINK } from '../../server/s
 import { TemplateSchema, type Template } from '../../server/src/generator/model.ts';
 import { compileTemplate } from '../../server/src/generator/sample.ts';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
-import { emitJsonSchemas } from '../../server/src/tasks/json-schemas.ts';
+import { createAjv } from '../../server/src/ajv.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import { lintTask } from '../../server/src/tasks/lint.ts';
 import { TaskSchema } from '../../server/src/tasks/model.ts';
+import { emitJsonSchemas } from '../../server/src/engine/json-schemas.ts';
 
 const root = join(__dirname, '..', '..');
 const readTemplate = (file: string): Template => TemplateSchema.parse(JSON.parse(readFileSync(join(root, 'templates', file), 'utf8')));

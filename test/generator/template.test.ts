@@ -298,7 +298,7 @@ test('template mistakes are errors at their parameter: loops, unknown names, bad
 });
 
 test('every property of the template and batch schemas has a title, a description and examples', async () => {
-  const { emitJsonSchemas } = await import('../../server/src/tasks/json-schemas.ts');
+  const { emitJsonSchemas } = await import('../../server/src/engine/json-schemas.ts');
   const emitted = emitJsonSchemas();
   for (const file of ['template.schema.json', 'batch.schema.json']) {
     const schema = emitted[file] as { $defs: Record<string, Record<string, unknown>> };

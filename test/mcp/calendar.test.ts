@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import calendar, { normalizeState } from '../../server/src/mcp/calendar/index.ts';
+import calendar from '../../server/src/mcp/calendar/index.ts';
+import { normalizeState } from '../../server/src/mcp/calendar/state.ts';
 
 const state = normalizeState({
   meetings: {

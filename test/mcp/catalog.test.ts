@@ -9,12 +9,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolOutcome } from '../../server/src/mcp/namespace.ts';
-import { ToolError } from '../../server/src/mcp/namespace.ts';
+import { ToolError, type ToolOutcome } from '../../server/src/mcp/namespace.ts';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
 import { evaluate, stateLeafEvaluator } from '../../server/src/predicates/evaluate.ts';
 import { parsePredicate } from '../../server/src/predicates/tree.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
+import { createAjv } from '../../server/src/ajv.ts';
 
 const ajv = createAjv();
 let registry: Registry;

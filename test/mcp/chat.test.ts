@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRegistry, splitQualified, type Registry } from '../../server/src/mcp/registry.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
+import { createAjv } from '../../server/src/ajv.ts';
 import { schemasDir } from '../../server/src/paths.ts';
 import type { Predicate, Task } from '../../server/src/tasks/model.ts';
 import plugin from '../../server/src/mcp/chat/index.ts';

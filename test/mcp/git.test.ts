@@ -4,7 +4,7 @@ import { loadRegistry, type NamespaceInfo } from '../../server/src/mcp/registry.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Repo } from '../../server/src/mcp/git/state.ts';
-import type { GitState } from '../../server/src/mcp/git/index.ts';
+import type { GitState } from '../../server/src/mcp/git/state.ts';
 
 let info: NamespaceInfo;
 before(async () => {

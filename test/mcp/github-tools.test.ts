@@ -1,78 +1,17 @@
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { tools, blobSha } from '../../server/src/mcp/github/tools.ts';
 import { normalizeGithubState, type GithubState } from '../../server/src/mcp/github/state.ts';
-import { ToolError, type ToolOutcome } from '../../server/src/mcp/namespace.ts';
-import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
-import { packageRoot } from '../../server/src/paths.ts';
-import { evaluate, stateLeafEvaluator } from '../../server/src/predicates/evaluate.ts';
-import { parsePredicate } from '../../server/src/predicates/tree.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
+import { loadRegistry } from '../../server/src/mcp/registry.ts';
+import { assertRefuses, callOnce, testFixtureTasks, type Json } from './harness.ts';
 
 const NS = 'github';
 type State = GithubState;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const ajv = createAjv();
-let registry: Registry;
-before(async () => {
-  registry = await loadRegistry();
-});
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-/**
- * Calls a handler of any namespace as the harness would (schema-valid arguments) and checks what holds for
- * every call: the input state is untouched, the result is plain JSON, and a new state passes the state schema,
- * is already normalised and survives the JSON round trip through state.json unchanged.
- */
-function callIn(ns: string, name: string, args: Record<string, unknown>, state: unknown): ToolOutcome<unknown> {
-  const info = registry.get(ns)!;
-  const handler = info.plugin?.tools?.[name];
-  assert.ok(handler, `no handler for ${ns}.${name}`);
-  const declared = info.tools.get(name);
-  assert.ok(declared, `${ns}.${name} is not declared`);
-  assert.ok(declared.validateInput(args), `${name} ${JSON.stringify(args)}: ${ajv.errorsText(declared.validateInput.errors)}`);
-  const copy = structuredClone(state);
-  deepFreeze(state);
-  let outcome: ToolOutcome<unknown>;
-  try {
-    outcome = handler(args, state);
-  } finally {
-    assert.deepEqual(state, copy, `${name} changed its input state`);
-  }
-  assert.deepEqual(JSON.parse(JSON.stringify(outcome.result)), outcome.result, `${name}: result is not plain JSON`);
-  if (outcome.state !== undefined) {
-    const normalize = info.plugin!.normalizeState;
-    assert.ok(info.validateState(outcome.state), `${name}: new state fails the schema: ${ajv.errorsText(info.validateState.errors)}`);
-    assert.deepEqual(normalize(structuredClone(outcome.state)), outcome.state, `${name}: new state is not normalised`);
-    const text = JSON.stringify(outcome.state);
-    assert.equal(JSON.stringify(normalize(JSON.parse(text))), text, `${name}: new state changes through state.json`);
-  }
-  return outcome;
-}
-
-const call = (name: string, args: Record<string, unknown>, state: State): { state?: State; result: Json } =>
-  callIn(NS, name, args, state) as { state?: State; result: Json };
-
-function refuses(name: string, args: Record<string, unknown>, state: State, message: RegExp): void {
-  assert.throws(
-    () => call(name, args, state),
-    (error: unknown) => {
-      assert.ok(error instanceof ToolError, `expected a ToolError, got ${String(error)}`);
-      assert.match(error.message, message);
-      return true;
-    },
-  );
-}
+/** A call that must succeed, on the github server seeded with `state`: its reply and the state it leaves. */
+const call = (name: string, args: Record<string, unknown>, state: State) => callOnce<State>(NS, state, name, args);
+const refuses = (name: string, args: Record<string, unknown>, state: State, message: RegExp) => assertRefuses(NS, state, name, args, message);
 
 const C1 = '1111111111111111111111111111111111111111';
 const C2 = '2222222222222222222222222222222222222222';
@@ -137,8 +76,8 @@ const repoIn = (s: State) => s.repositories['acme/web']!;
 const pr = (s: State, n: number) => repoIn(s).pull_requests.find((p) => p.number === n)!;
 const base = { owner: 'acme', repo: 'web' };
 
-test('there is one handler per declared tool', () => {
-  assert.deepEqual(Object.keys(tools).sort(), [...registry.get(NS)!.tools.keys()].sort());
+test('there is one handler per declared tool', async () => {
+  assert.deepEqual(Object.keys(tools).sort(), [...(await loadRegistry()).get(NS)!.tools.keys()].sort());
 });
 
 test('blobSha is the git blob SHA-1', () => {
@@ -148,78 +87,78 @@ test('blobSha is the git blob SHA-1', () => {
   }
 });
 
-test('get_me returns the login the agent acts as', () => {
-  assert.equal(call('get_me', {}, seed()).result.login, 'alice');
+test('get_me returns the login the agent acts as', async () => {
+  assert.equal((await call('get_me', {}, seed())).result.login, 'alice');
 });
 
-test('get_issue returns an issue, resolves a pull request number with a pull_request field, 404 otherwise', () => {
-  const issue = call('get_issue', { ...base, issue_number: 1 }, seed());
-  assert.equal(issue.state, undefined);
+test('get_issue returns an issue, resolves a pull request number with a pull_request field, 404 otherwise', async () => {
+  const issue = await call('get_issue', { ...base, issue_number: 1 }, seed());
+  assert.equal(issue.changed, false);
   assert.equal(issue.result.title, 'Login bug');
   assert.equal(issue.result.html_url, 'https://github.com/acme/web/issues/1');
   assert.deepEqual(issue.result.labels, [{ name: 'bug', color: 'd73a4a' }]);
   assert.deepEqual(issue.result.assignees.map((a: Json) => a.login), ['carol']);
   assert.equal(issue.result.pull_request, undefined);
-  const pull = call('get_issue', { ...base, issue_number: 3 }, seed()).result;
+  const pull = (await call('get_issue', { ...base, issue_number: 3 }, seed())).result;
   assert.equal(pull.pull_request.html_url, 'https://github.com/acme/web/pull/3');
-  refuses('get_issue', { ...base, issue_number: 99 }, seed(), /^404 .*#99/);
-  refuses('get_issue', { owner: 'acme', repo: 'nope', issue_number: 1 }, seed(), /^404 .*acme\/nope.*acme\/web/);
+  await refuses('get_issue', { ...base, issue_number: 99 }, seed(), /^404 .*#99/);
+  await refuses('get_issue', { owner: 'acme', repo: 'nope', issue_number: 1 }, seed(), /^404 .*acme\/nope.*acme\/web/);
   // Repository names are case-insensitive.
-  assert.equal(call('get_issue', { owner: 'ACME', repo: 'Web', issue_number: 1 }, seed()).result.number, 1);
+  assert.equal((await call('get_issue', { owner: 'ACME', repo: 'Web', issue_number: 1 }, seed())).result.number, 1);
 });
 
-test('list_issues leaves pull requests out, filters by state and all labels (case-insensitive), newest first, with cursors', () => {
-  const all = call('list_issues', base, seed()).result;
+test('list_issues leaves pull requests out, filters by state and all labels (case-insensitive), newest first, with cursors', async () => {
+  const all = (await call('list_issues', base, seed())).result;
   assert.deepEqual(all.issues.map((i: Json) => i.number), [4, 2, 1]);
   assert.equal(all.totalCount, 3);
-  const openBugs = call('list_issues', { ...base, state: 'OPEN', labels: ['bug'] }, seed()).result;
+  const openBugs = (await call('list_issues', { ...base, state: 'OPEN', labels: ['bug'] }, seed())).result;
   assert.deepEqual(openBugs.issues.map((i: Json) => i.number), [4, 1]);
-  assert.deepEqual(call('list_issues', { ...base, state: 'CLOSED' }, seed()).result.issues.map((i: Json) => i.number), [2]);
-  assert.deepEqual(call('list_issues', { ...base, orderBy: 'CREATED_AT', direction: 'ASC' }, seed()).result.issues.map((i: Json) => i.number), [1, 2, 4]);
-  const first = call('list_issues', { ...base, perPage: 2 }, seed()).result;
+  assert.deepEqual((await call('list_issues', { ...base, state: 'CLOSED' }, seed())).result.issues.map((i: Json) => i.number), [2]);
+  assert.deepEqual((await call('list_issues', { ...base, orderBy: 'CREATED_AT', direction: 'ASC' }, seed())).result.issues.map((i: Json) => i.number), [1, 2, 4]);
+  const first = (await call('list_issues', { ...base, perPage: 2 }, seed())).result;
   assert.deepEqual(first.issues.map((i: Json) => i.number), [4, 2]);
   assert.equal(first.pageInfo.hasNextPage, true);
-  const second = call('list_issues', { ...base, perPage: 2, after: first.pageInfo.endCursor }, seed()).result;
+  const second = (await call('list_issues', { ...base, perPage: 2, after: first.pageInfo.endCursor }, seed())).result;
   assert.deepEqual(second.issues.map((i: Json) => i.number), [1]);
   assert.equal(second.pageInfo.hasNextPage, false);
-  refuses('list_issues', { ...base, after: 'garbage' }, seed(), /invalid cursor/);
-  refuses('list_issues', { ...base, since: 'yesterday' }, seed(), /ISO 8601/);
+  await refuses('list_issues', { ...base, after: 'garbage' }, seed(), /invalid cursor/);
+  await refuses('list_issues', { ...base, since: 'yesterday' }, seed(), /ISO 8601/);
 });
 
-test('search_issues understands the documented qualifiers and free words', () => {
-  const numbers = (query: string) => call('search_issues', { query }, seed()).result.items.map((i: Json) => i.number);
-  assert.deepEqual(numbers('repo:acme/web is:open label:bug'), [4, 1]);
-  assert.deepEqual(numbers('repo:acme/web is:closed'), [2]);
-  assert.deepEqual(numbers('safari'), [1]);
-  assert.deepEqual(numbers('assignee:carol'), [1]);
-  assert.deepEqual(numbers('author:carol is:open'), [4]);
-  assert.deepEqual(numbers('no:assignee is:open'), [4]);
-  assert.deepEqual(numbers('milestone:"v1.0"'), [4]);
-  assert.deepEqual(numbers('is:pr'), []);
-  assert.deepEqual(numbers('repo:other/repo'), []);
-  const scoped = call('search_issues', { query: 'bug', owner: 'acme', repo: 'web', perPage: 1, page: 1 }, seed()).result;
+test('search_issues understands the documented qualifiers and free words', async () => {
+  const numbers = async (query: string) => (await call('search_issues', { query }, seed())).result.items.map((i: Json) => i.number);
+  assert.deepEqual(await numbers('repo:acme/web is:open label:bug'), [4, 1]);
+  assert.deepEqual(await numbers('repo:acme/web is:closed'), [2]);
+  assert.deepEqual(await numbers('safari'), [1]);
+  assert.deepEqual(await numbers('assignee:carol'), [1]);
+  assert.deepEqual(await numbers('author:carol is:open'), [4]);
+  assert.deepEqual(await numbers('no:assignee is:open'), [4]);
+  assert.deepEqual(await numbers('milestone:"v1.0"'), [4]);
+  assert.deepEqual(await numbers('is:pr'), []);
+  assert.deepEqual(await numbers('repo:other/repo'), []);
+  const scoped = (await call('search_issues', { query: 'bug', owner: 'acme', repo: 'web', perPage: 1, page: 1 }, seed())).result;
   assert.equal(scoped.total_count, 1);
   assert.equal(scoped.items[0].number, 1);
 });
 
-test('search_pull_requests adds is:merged, is:unmerged, is:draft, base: and head:', () => {
-  const numbers = (query: string) => call('search_pull_requests', { query }, seed()).result.items.map((i: Json) => i.number);
-  assert.deepEqual(numbers('repo:acme/web'), [6, 5, 3]);
-  assert.deepEqual(numbers('is:merged'), [6]);
-  assert.deepEqual(numbers('is:open is:unmerged'), [5, 3]);
-  assert.deepEqual(numbers('is:draft'), [5]);
-  assert.deepEqual(numbers('head:feature/x base:main'), [3]);
-  assert.deepEqual(numbers('author:alice'), [3]);
+test('search_pull_requests adds is:merged, is:unmerged, is:draft, base: and head:', async () => {
+  const numbers = async (query: string) => (await call('search_pull_requests', { query }, seed())).result.items.map((i: Json) => i.number);
+  assert.deepEqual(await numbers('repo:acme/web'), [6, 5, 3]);
+  assert.deepEqual(await numbers('is:merged'), [6]);
+  assert.deepEqual(await numbers('is:open is:unmerged'), [5, 3]);
+  assert.deepEqual(await numbers('is:draft'), [5]);
+  assert.deepEqual(await numbers('head:feature/x base:main'), [3]);
+  assert.deepEqual(await numbers('author:alice'), [3]);
 });
 
-test("get_issue_comments lists an issue's comments", () => {
-  const out = call('get_issue_comments', { ...base, issue_number: 4 }, seed()).result as unknown as Json[];
+test("get_issue_comments lists an issue's comments", async () => {
+  const out = (await call('get_issue_comments', { ...base, issue_number: 4 }, seed())).result as unknown as Json[];
   assert.deepEqual(out.map((c) => [c.id, c.user.login, c.body]), [[10, 'bob', 'I can reproduce this']]);
-  refuses('get_issue_comments', { ...base, issue_number: 42 }, seed(), /^404/);
+  await refuses('get_issue_comments', { ...base, issue_number: 42 }, seed(), /^404/);
 });
 
-test('create_issue takes the next shared number, creates missing labels and checks assignees and milestone', () => {
-  const out = call('create_issue', { ...base, title: 'New thing', body: 'Details', labels: ['BUG', 'needs-triage'], assignees: ['Bob'], milestone: 1 }, seed());
+test('create_issue takes the next shared number, creates missing labels and checks assignees and milestone', async () => {
+  const out = await call('create_issue', { ...base, title: 'New thing', body: 'Details', labels: ['BUG', 'needs-triage'], assignees: ['Bob'], milestone: 1 }, seed());
   const issue = repoIn(out.state!).issues.at(-1)!;
   assert.equal(issue.number, 7);
   assert.equal(issue.user, 'alice');
@@ -229,66 +168,66 @@ test('create_issue takes the next shared number, creates missing labels and chec
   assert.equal(out.result.number, 7);
   assert.equal(out.result.html_url, 'https://github.com/acme/web/issues/7');
   assert.equal(out.result.state, 'open');
-  refuses('create_issue', { ...base, title: 'x', assignees: ['mallory'] }, seed(), /^422 .*mallory.*collaborator/);
-  refuses('create_issue', { ...base, title: 'x', milestone: 9 }, seed(), /^422 .*milestone 9/);
-  refuses('create_issue', { ...base, title: '  ' }, seed(), /^422 .*title/);
+  await refuses('create_issue', { ...base, title: 'x', assignees: ['mallory'] }, seed(), /^422 .*mallory.*collaborator/);
+  await refuses('create_issue', { ...base, title: 'x', milestone: 9 }, seed(), /^422 .*milestone 9/);
+  await refuses('create_issue', { ...base, title: '  ' }, seed(), /^422 .*title/);
 });
 
-test('update_issue: closing sets a reason, duplicate needs an existing issue, reopening sets reopened, lists are replaced', () => {
-  const closed = call('update_issue', { ...base, issue_number: 1, state: 'closed' }, seed()).state!;
+test('update_issue: closing sets a reason, duplicate needs an existing issue, reopening sets reopened, lists are replaced', async () => {
+  const closed = (await call('update_issue', { ...base, issue_number: 1, state: 'closed' }, seed())).state!;
   assert.deepEqual([repoIn(closed).issues[0]!.state, repoIn(closed).issues[0]!.state_reason], ['closed', 'completed']);
-  const dup = call('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate', duplicate_of: 1 }, seed()).state!;
+  const dup = (await call('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate', duplicate_of: 1 }, seed())).state!;
   assert.equal(repoIn(dup).issues[2]!.duplicate_of, 1);
   assert.equal(repoIn(dup).issues[2]!.state_reason, 'duplicate');
-  refuses('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate' }, seed(), /duplicate_of/);
-  refuses('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate', duplicate_of: 3 }, seed(), /not another issue/);
-  const reopened = call('update_issue', { ...base, issue_number: 2, state: 'open' }, seed()).state!;
+  await refuses('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate' }, seed(), /duplicate_of/);
+  await refuses('update_issue', { ...base, issue_number: 4, state: 'closed', state_reason: 'duplicate', duplicate_of: 3 }, seed(), /not another issue/);
+  const reopened = (await call('update_issue', { ...base, issue_number: 2, state: 'open' }, seed())).state!;
   assert.deepEqual([repoIn(reopened).issues[1]!.state, repoIn(reopened).issues[1]!.state_reason], ['open', 'reopened']);
-  const relabelled = call('update_issue', { ...base, issue_number: 1, labels: ['enhancement'], assignees: [], title: 'Renamed' }, seed()).state!;
+  const relabelled = (await call('update_issue', { ...base, issue_number: 1, labels: ['enhancement'], assignees: [], title: 'Renamed' }, seed())).state!;
   assert.deepEqual(repoIn(relabelled).issues[0]!.labels, ['enhancement']);
   assert.deepEqual(repoIn(relabelled).issues[0]!.assignees, []);
   assert.equal(repoIn(relabelled).issues[0]!.title, 'Renamed');
   // A pull request number resolves too.
-  const prLabel = call('update_issue', { ...base, issue_number: 3, labels: ['bug'] }, seed());
+  const prLabel = await call('update_issue', { ...base, issue_number: 3, labels: ['bug'] }, seed());
   assert.deepEqual(pr(prLabel.state!, 3).labels, ['bug']);
   assert.ok(prLabel.result.pull_request);
-  refuses('update_issue', { ...base, issue_number: 6, state: 'open' }, seed(), /^422 .*merged/);
-  refuses('update_issue', { ...base, issue_number: 1, assignees: ['mallory'] }, seed(), /^422/);
-  refuses('update_issue', { ...base, issue_number: 1, milestone: 5 }, seed(), /^422/);
+  await refuses('update_issue', { ...base, issue_number: 6, state: 'open' }, seed(), /^422 .*merged/);
+  await refuses('update_issue', { ...base, issue_number: 1, assignees: ['mallory'] }, seed(), /^422/);
+  await refuses('update_issue', { ...base, issue_number: 1, milestone: 5 }, seed(), /^422/);
 });
 
-test('add_issue_comment posts as the current user, on issues and pull requests', () => {
-  const out = call('add_issue_comment', { ...base, issue_number: 4, body: 'Fixed in #3' }, seed());
+test('add_issue_comment posts as the current user, on issues and pull requests', async () => {
+  const out = await call('add_issue_comment', { ...base, issue_number: 4, body: 'Fixed in #3' }, seed());
   const comment = repoIn(out.state!).issues[2]!.comments.at(-1)!;
   assert.deepEqual([comment.id, comment.user, comment.body], [11, 'alice', 'Fixed in #3']);
   assert.equal(out.result.html_url, 'https://github.com/acme/web/issues/4#issuecomment-11');
-  const onPr = call('add_issue_comment', { ...base, issue_number: 3, body: 'LGTM' }, seed()).state!;
+  const onPr = (await call('add_issue_comment', { ...base, issue_number: 3, body: 'LGTM' }, seed())).state!;
   assert.equal(pr(onPr, 3).comments.at(-1)!.body, 'LGTM');
-  refuses('add_issue_comment', { ...base, issue_number: 4, body: ' ' }, seed(), /^422/);
+  await refuses('add_issue_comment', { ...base, issue_number: 4, body: ' ' }, seed(), /^422/);
 });
 
-test('get_pull_request shows state, branches and the merge requirements', () => {
-  const out = call('get_pull_request', { ...base, pullNumber: 3 }, seed()).result;
+test('get_pull_request shows state, branches and the merge requirements', async () => {
+  const out = (await call('get_pull_request', { ...base, pullNumber: 3 }, seed())).result;
   assert.equal(out.html_url, 'https://github.com/acme/web/pull/3');
   assert.deepEqual([out.state, out.merged, out.draft, out.mergeable, out.mergeable_state], ['open', false, false, true, 'clean']);
   assert.deepEqual([out.head.ref, out.head.sha, out.base.ref, out.base.sha], ['feature/x', C2, 'main', C1]);
   assert.deepEqual(out.merge_requirements.required_approving_review_count, 1);
   assert.deepEqual(out.merge_requirements.approved_by, ['bob']);
-  assert.equal(call('get_pull_request', { ...base, pullNumber: 5 }, seed()).result.mergeable_state, 'draft');
-  refuses('get_pull_request', { ...base, pullNumber: 1 }, seed(), /^404 .*is an issue/);
+  assert.equal((await call('get_pull_request', { ...base, pullNumber: 5 }, seed())).result.mergeable_state, 'draft');
+  await refuses('get_pull_request', { ...base, pullNumber: 1 }, seed(), /^404 .*is an issue/);
 });
 
-test('list_pull_requests defaults to open ones, newest first, and filters by head (owner:branch too) and base', () => {
-  const numbers = (args: Json) => (call('list_pull_requests', { ...base, ...args }, seed()).result as unknown as Json[]).map((p) => p.number);
-  assert.deepEqual(numbers({}), [5, 3]);
-  assert.deepEqual(numbers({ state: 'closed' }), [6]);
-  assert.deepEqual(numbers({ state: 'all', direction: 'asc' }), [3, 5, 6]);
-  assert.deepEqual(numbers({ head: 'acme:feature/x' }), [3]);
-  assert.deepEqual(numbers({ base: 'docs' }), []);
+test('list_pull_requests defaults to open ones, newest first, and filters by head (owner:branch too) and base', async () => {
+  const numbers = async (args: Json) => ((await call('list_pull_requests', { ...base, ...args }, seed())).result as unknown as Json[]).map((p) => p.number);
+  assert.deepEqual(await numbers({}), [5, 3]);
+  assert.deepEqual(await numbers({ state: 'closed' }), [6]);
+  assert.deepEqual(await numbers({ state: 'all', direction: 'asc' }), [3, 5, 6]);
+  assert.deepEqual(await numbers({ head: 'acme:feature/x' }), [3]);
+  assert.deepEqual(await numbers({ base: 'docs' }), []);
 });
 
-test('get_pull_request_files reports added, modified and removed files against the base', () => {
-  const files = call('get_pull_request_files', { ...base, pullNumber: 3 }, seed()).result as unknown as Json[];
+test('get_pull_request_files reports added, modified and removed files against the base', async () => {
+  const files = (await call('get_pull_request_files', { ...base, pullNumber: 3 }, seed())).result as unknown as Json[];
   assert.deepEqual(
     files.map((f) => [f.filename, f.status]),
     [
@@ -299,87 +238,87 @@ test('get_pull_request_files reports added, modified and removed files against t
   );
   assert.equal(files[1]!.sha, blobSha('export const a = 2;\n'));
   // Commits without recorded files: the tree difference.
-  const y = call('get_pull_request_files', { ...base, pullNumber: 5 }, seed()).result as unknown as Json[];
+  const y = (await call('get_pull_request_files', { ...base, pullNumber: 5 }, seed())).result as unknown as Json[];
   assert.deepEqual(y.map((f) => [f.filename, f.status]), [['README.md', 'modified']]);
 });
 
-test('get_pull_request_reviews lists reviews oldest first', () => {
-  const reviews = call('get_pull_request_reviews', { ...base, pullNumber: 3 }, seed()).result as unknown as Json[];
+test('get_pull_request_reviews lists reviews oldest first', async () => {
+  const reviews = (await call('get_pull_request_reviews', { ...base, pullNumber: 3 }, seed())).result as unknown as Json[];
   assert.deepEqual(reviews.map((r) => [r.user.login, r.state]), [['bob', 'APPROVED']]);
 });
 
-function withBranch(s: State): State {
-  return call('push_files', { ...base, branch: 'docs', files: [{ path: 'docs/a.md', content: 'A\n' }], message: 'Add docs' }, s).state!;
+async function withBranch(s: State): Promise<State> {
+  return (await call('push_files', { ...base, branch: 'docs', files: [{ path: 'docs/a.md', content: 'A\n' }], message: 'Add docs' }, s)).state!;
 }
 
-test('create_pull_request opens a pull request with the next number; refuses missing branches, no commits and duplicates', () => {
-  const s = withBranch(seed());
-  const out = call('create_pull_request', { ...base, title: 'Docs', head: 'acme:docs', base: 'main', draft: true }, s);
+test('create_pull_request opens a pull request with the next number; refuses missing branches, no commits and duplicates', async () => {
+  const s = await withBranch(seed());
+  const out = await call('create_pull_request', { ...base, title: 'Docs', head: 'acme:docs', base: 'main', draft: true }, s);
   const created = repoIn(out.state!).pull_requests.at(-1)!;
   assert.deepEqual([created.number, created.user, created.head, created.base, created.draft, created.state], [7, 'alice', 'docs', 'main', true, 'open']);
   assert.equal(out.result.html_url, 'https://github.com/acme/web/pull/7');
-  refuses('create_pull_request', { ...base, title: 'Docs', head: 'docs', base: 'main' }, out.state!, /^422 .*A pull request already exists for acme:docs \(#7\)/);
-  refuses('create_pull_request', { ...base, title: 'Nothing', head: 'docs', base: 'main' }, seed(), /^422 .*No commits between main and docs/);
-  refuses('create_pull_request', { ...base, title: 'x', head: 'nope', base: 'main' }, seed(), /^422 .*"nope"/);
-  refuses('create_pull_request', { ...base, title: 'x', head: 'main', base: 'main' }, seed(), /^422 .*same branch/);
+  await refuses('create_pull_request', { ...base, title: 'Docs', head: 'docs', base: 'main' }, out.state!, /^422 .*A pull request already exists for acme:docs \(#7\)/);
+  await refuses('create_pull_request', { ...base, title: 'Nothing', head: 'docs', base: 'main' }, seed(), /^422 .*No commits between main and docs/);
+  await refuses('create_pull_request', { ...base, title: 'x', head: 'nope', base: 'main' }, seed(), /^422 .*"nope"/);
+  await refuses('create_pull_request', { ...base, title: 'x', head: 'main', base: 'main' }, seed(), /^422 .*same branch/);
 });
 
-test('update_pull_request edits, closes, reopens, requests reviews; refuses merged pull requests and the author as reviewer', () => {
-  const ready = call('update_pull_request', { ...base, pullNumber: 5, draft: false, title: 'Tweak README' }, seed()).state!;
+test('update_pull_request edits, closes, reopens, requests reviews; refuses merged pull requests and the author as reviewer', async () => {
+  const ready = (await call('update_pull_request', { ...base, pullNumber: 5, draft: false, title: 'Tweak README' }, seed())).state!;
   assert.deepEqual([pr(ready, 5).draft, pr(ready, 5).title], [false, 'Tweak README']);
-  const requested = call('update_pull_request', { ...base, pullNumber: 5, reviewers: ['Carol', 'alice'] }, seed()).state!;
+  const requested = (await call('update_pull_request', { ...base, pullNumber: 5, reviewers: ['Carol', 'alice'] }, seed())).state!;
   assert.deepEqual(pr(requested, 5).requested_reviewers, ['carol', 'alice']);
-  refuses('update_pull_request', { ...base, pullNumber: 5, reviewers: ['bob'] }, seed(), /^422 Review cannot be requested from pull request author/);
-  refuses('update_pull_request', { ...base, pullNumber: 5, reviewers: ['mallory'] }, seed(), /^422 .*mallory/);
-  refuses('update_pull_request', { ...base, pullNumber: 6, title: 'x' }, seed(), /^422 .*merged/);
-  refuses('update_pull_request', { ...base, pullNumber: 5, base: 'nope' }, seed(), /^422 .*"nope"/);
-  const closed = call('update_pull_request', { ...base, pullNumber: 3, state: 'closed' }, seed()).state!;
+  await refuses('update_pull_request', { ...base, pullNumber: 5, reviewers: ['bob'] }, seed(), /^422 Review cannot be requested from pull request author/);
+  await refuses('update_pull_request', { ...base, pullNumber: 5, reviewers: ['mallory'] }, seed(), /^422 .*mallory/);
+  await refuses('update_pull_request', { ...base, pullNumber: 6, title: 'x' }, seed(), /^422 .*merged/);
+  await refuses('update_pull_request', { ...base, pullNumber: 5, base: 'nope' }, seed(), /^422 .*"nope"/);
+  const closed = (await call('update_pull_request', { ...base, pullNumber: 3, state: 'closed' }, seed())).state!;
   assert.deepEqual([pr(closed, 3).state, pr(closed, 3).merged], ['closed', false]);
-  const reopened = call('update_pull_request', { ...base, pullNumber: 3, state: 'open' }, closed).state!;
+  const reopened = (await call('update_pull_request', { ...base, pullNumber: 3, state: 'open' }, closed)).state!;
   assert.equal(pr(reopened, 3).state, 'open');
 });
 
-test('merge_pull_request checks its rules in order', () => {
-  refuses('merge_pull_request', { ...base, pullNumber: 6 }, seed(), /^405 Pull Request is not mergeable: #6 is already merged/);
-  const closed = call('update_pull_request', { ...base, pullNumber: 3, state: 'closed' }, seed()).state!;
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, closed, /^405 Pull Request is not mergeable: #3 is closed/);
-  refuses('merge_pull_request', { ...base, pullNumber: 5 }, seed(), /^405 Pull Request is still a draft.*draft=false/);
+test('merge_pull_request checks its rules in order', async () => {
+  await refuses('merge_pull_request', { ...base, pullNumber: 6 }, seed(), /^405 Pull Request is not mergeable: #6 is already merged/);
+  const closed = (await call('update_pull_request', { ...base, pullNumber: 3, state: 'closed' }, seed())).state!;
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, closed, /^405 Pull Request is not mergeable: #3 is closed/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 5 }, seed(), /^405 Pull Request is still a draft.*draft=false/);
   const conflict = structuredClone(seed());
   pr(conflict, 3).mergeable = false;
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, conflict, /^405 Pull Request is not mergeable: .*conflicts/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, conflict, /^405 Pull Request is not mergeable: .*conflicts/);
   // The approval rule: bob's approval is his latest review only until he requests changes.
   const changes = structuredClone(seed());
   pr(changes, 3).reviews.push({ user: 'bob', state: 'CHANGES_REQUESTED', body: 'no' });
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, changes, /^405 At least 1 approving review is required by reviewers with write access.*changes requested by bob/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, changes, /^405 At least 1 approving review is required by reviewers with write access.*changes requested by bob/);
   // A later COMMENTED review does not undo an approval.
   const commented = structuredClone(seed());
   pr(commented, 3).reviews.push({ user: 'bob', state: 'COMMENTED', body: 'nit' });
-  assert.ok(call('merge_pull_request', { ...base, pullNumber: 3 }, commented).state);
+  assert.ok((await call('merge_pull_request', { ...base, pullNumber: 3 }, commented)).changed);
   // The author's own approval does not count.
   const self = structuredClone(seed());
   pr(self, 3).reviews = [{ user: 'alice', state: 'APPROVED', body: '' }];
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, self, /^405 At least 1 approving review/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, self, /^405 At least 1 approving review/);
   const two = structuredClone(seed());
   repoIn(two).branches.main!.protection!.required_approving_review_count = 2;
   const twoApproved = structuredClone(two);
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, two, /^405 At least 2 approving reviews are required/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, two, /^405 At least 2 approving reviews are required/);
   pr(twoApproved, 3).reviews.push({ user: 'carol', state: 'APPROVED', body: '' });
-  assert.ok(call('merge_pull_request', { ...base, pullNumber: 3 }, twoApproved).state);
+  assert.ok((await call('merge_pull_request', { ...base, pullNumber: 3 }, twoApproved)).changed);
   const squashOnly = structuredClone(seed());
   repoIn(squashOnly).allowed_merge_methods = ['squash'];
-  refuses('merge_pull_request', { ...base, pullNumber: 3 }, squashOnly, /^405 Merge commits are not allowed on this repository.*squash/);
-  refuses('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'rebase' }, squashOnly, /^405 Rebase merges are not allowed/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3 }, squashOnly, /^405 Merge commits are not allowed on this repository.*squash/);
+  await refuses('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'rebase' }, squashOnly, /^405 Rebase merges are not allowed/);
   // An unprotected base needs no approval.
   const open = structuredClone(seed());
   delete repoIn(open).branches.main!.protection;
   pr(open, 3).reviews = [];
-  assert.ok(call('merge_pull_request', { ...base, pullNumber: 3 }, open).state);
+  assert.ok((await call('merge_pull_request', { ...base, pullNumber: 3 }, open)).changed);
 });
 
 const mergedFiles = { 'README.md': '# web\n', 'src/app.ts': 'export const a = 2;\n', 'src/new.ts': 'export const b = 1;\n' };
 
-test('merge adds the commits and a merge commit; base takes the head version of every changed file', () => {
-  const out = call('merge_pull_request', { ...base, pullNumber: 3 }, seed());
+test('merge adds the commits and a merge commit; base takes the head version of every changed file', async () => {
+  const out = await call('merge_pull_request', { ...base, pullNumber: 3 }, seed());
   const main = repoIn(out.state!).branches.main!;
   assert.deepEqual(main.files, mergedFiles);
   assert.deepEqual(main.commits.map((c) => c.message), ['Initial commit', 'Add feature', 'Merge pull request #3 from acme/feature/x']);
@@ -389,20 +328,20 @@ test('merge adds the commits and a merge commit; base takes the head version of 
   assert.deepEqual(out.result, { sha: main.commits.at(-1)!.sha, merged: true, message: 'Pull Request successfully merged' });
   assert.ok(repoIn(out.state!).branches['feature/x'], 'the head branch is kept');
   // The merged pull request still lists its files.
-  const files = call('get_pull_request_files', { ...base, pullNumber: 3 }, out.state!).result as unknown as Json[];
+  const files = (await call('get_pull_request_files', { ...base, pullNumber: 3 }, out.state!)).result as unknown as Json[];
   assert.deepEqual(files.map((f) => f.filename), ['old.txt', 'src/app.ts', 'src/new.ts']);
   // Deterministic: the same call on the same state gives the same state.
-  assert.deepEqual(call('merge_pull_request', { ...base, pullNumber: 3 }, seed()).state, out.state);
+  assert.deepEqual((await call('merge_pull_request', { ...base, pullNumber: 3 }, seed())).state, out.state);
 });
 
-test('squash adds one commit "<title> (#N)"; rebase replays the commits with new shas', () => {
-  const squash = call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'squash' }, seed()).state!;
+test('squash adds one commit "<title> (#N)"; rebase replays the commits with new shas', async () => {
+  const squash = (await call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'squash' }, seed())).state!;
   const sMain = repoIn(squash).branches.main!;
   assert.deepEqual(sMain.commits.map((c) => c.message), ['Initial commit', 'Add feature (#3)']);
   assert.deepEqual(sMain.files, mergedFiles);
-  const titled = call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'squash', commit_title: 'Feature X' }, seed()).state!;
+  const titled = (await call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'squash', commit_title: 'Feature X' }, seed())).state!;
   assert.equal(repoIn(titled).branches.main!.commits.at(-1)!.message, 'Feature X (#3)');
-  const rebase = call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'rebase' }, seed()).state!;
+  const rebase = (await call('merge_pull_request', { ...base, pullNumber: 3, merge_method: 'rebase' }, seed())).state!;
   const rMain = repoIn(rebase).branches.main!;
   assert.deepEqual(rMain.commits.map((c) => c.message), ['Initial commit', 'Add feature']);
   assert.notEqual(rMain.commits[1]!.sha, C2);
@@ -410,44 +349,44 @@ test('squash adds one commit "<title> (#N)"; rebase replays the commits with new
   assert.equal(pr(rebase, 3).merge_commit_sha, rMain.commits[1]!.sha);
 });
 
-test("create_and_submit_pull_request_review: not on one's own pull request, bodies for changes and comments, open pull requests only", () => {
-  const out = call('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: '', event: 'APPROVE' }, call('update_pull_request', { ...base, pullNumber: 5, reviewers: ['alice'] }, seed()).state!);
+test("create_and_submit_pull_request_review: not on one's own pull request, bodies for changes and comments, open pull requests only", async () => {
+  const out = await call('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: '', event: 'APPROVE' }, (await call('update_pull_request', { ...base, pullNumber: 5, reviewers: ['alice'] }, seed())).state!);
   const p = pr(out.state!, 5);
   assert.deepEqual(p.reviews.map((r) => [r.user, r.state, r.commit_id]), [['alice', 'APPROVED', C3]]);
   assert.deepEqual(p.requested_reviewers, [], 'the review satisfies the request');
   assert.equal(out.result.state, 'APPROVED');
-  const changes = call('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: 'Please fix', event: 'REQUEST_CHANGES' }, seed()).state!;
+  const changes = (await call('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: 'Please fix', event: 'REQUEST_CHANGES' }, seed())).state!;
   assert.equal(pr(changes, 5).reviews.at(-1)!.state, 'CHANGES_REQUESTED');
-  const comment = call('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'Note to self', event: 'COMMENT' }, seed()).state!;
+  const comment = (await call('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'Note to self', event: 'COMMENT' }, seed())).state!;
   assert.equal(pr(comment, 3).reviews.at(-1)!.state, 'COMMENTED');
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'ok', event: 'APPROVE' }, seed(), /^422 Can not approve your own pull request/);
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'x', event: 'REQUEST_CHANGES' }, seed(), /^422 Can not request changes on your own pull request/);
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: ' ', event: 'COMMENT' }, seed(), /^422 .*non-empty body/);
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: '', event: 'REQUEST_CHANGES' }, seed(), /^422 .*non-empty body/);
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 6, body: 'ok', event: 'APPROVE' }, seed(), /^422 .*only open/);
-  refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: 'ok', event: 'APPROVE', commitID: 'deadbeef' }, seed(), /^422 .*not part/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'ok', event: 'APPROVE' }, seed(), /^422 Can not approve your own pull request/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 3, body: 'x', event: 'REQUEST_CHANGES' }, seed(), /^422 Can not request changes on your own pull request/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: ' ', event: 'COMMENT' }, seed(), /^422 .*non-empty body/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: '', event: 'REQUEST_CHANGES' }, seed(), /^422 .*non-empty body/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 6, body: 'ok', event: 'APPROVE' }, seed(), /^422 .*only open/);
+  await refuses('create_and_submit_pull_request_review', { ...base, pullNumber: 5, body: 'ok', event: 'APPROVE', commitID: 'deadbeef' }, seed(), /^422 .*not part/);
 });
 
-test('get_file_contents reads files with their blob sha and lists directories, at any ref', () => {
-  const file = call('get_file_contents', { ...base, path: 'src/app.ts' }, seed()).result;
+test('get_file_contents reads files with their blob sha and lists directories, at any ref', async () => {
+  const file = (await call('get_file_contents', { ...base, path: 'src/app.ts' }, seed())).result;
   assert.deepEqual([file.type, file.path, file.content, file.sha], ['file', 'src/app.ts', 'export const a = 1;\n', blobSha('export const a = 1;\n')]);
-  assert.equal(call('get_file_contents', { ...base, path: '/src/app.ts', ref: 'refs/heads/feature/x' }, seed()).result.content, 'export const a = 2;\n');
-  assert.equal(call('get_file_contents', { ...base, path: 'src/app.ts', ref: 'feature/x' }, seed()).result.content, 'export const a = 2;\n');
-  assert.equal(call('get_file_contents', { ...base, path: 'src/new.ts', ref: 'refs/pull/3/head' }, seed()).result.type, 'file');
-  assert.equal(call('get_file_contents', { ...base, path: 'src/app.ts', sha: C3 }, seed()).result.content, 'export const a = 1;\n');
-  const root = call('get_file_contents', { ...base }, seed()).result as unknown as Json[];
+  assert.equal((await call('get_file_contents', { ...base, path: '/src/app.ts', ref: 'refs/heads/feature/x' }, seed())).result.content, 'export const a = 2;\n');
+  assert.equal((await call('get_file_contents', { ...base, path: 'src/app.ts', ref: 'feature/x' }, seed())).result.content, 'export const a = 2;\n');
+  assert.equal((await call('get_file_contents', { ...base, path: 'src/new.ts', ref: 'refs/pull/3/head' }, seed())).result.type, 'file');
+  assert.equal((await call('get_file_contents', { ...base, path: 'src/app.ts', sha: C3 }, seed())).result.content, 'export const a = 1;\n');
+  const root = (await call('get_file_contents', { ...base }, seed())).result as unknown as Json[];
   assert.deepEqual(root.map((e) => [e.type, e.name]), [['file', 'README.md'], ['file', 'old.txt'], ['dir', 'src']]);
-  const src = call('get_file_contents', { ...base, path: 'src/' }, seed()).result as unknown as Json[];
+  const src = (await call('get_file_contents', { ...base, path: 'src/' }, seed())).result as unknown as Json[];
   assert.deepEqual(src.map((e) => e.path), ['src/app.ts']);
-  refuses('get_file_contents', { ...base, path: 'missing.md' }, seed(), /^404 .*missing\.md/);
-  refuses('get_file_contents', { ...base, path: 'README.md', ref: 'nope' }, seed(), /^404 .*"nope"/);
-  refuses('get_file_contents', { ...base, path: 'README.md', sha: 'abcdef1' }, seed(), /^404 .*abcdef1/);
-  refuses('get_file_contents', { ...base, path: 'README.md', ref: 'refs/pull/6/head' }, seed(), /^404 .*"gone"/);
-  refuses('get_file_contents', { ...base, path: 'README.md', ref: 'refs/tags/v1' }, seed(), /^404 .*tag v1/);
+  await refuses('get_file_contents', { ...base, path: 'missing.md' }, seed(), /^404 .*missing\.md/);
+  await refuses('get_file_contents', { ...base, path: 'README.md', ref: 'nope' }, seed(), /^404 .*"nope"/);
+  await refuses('get_file_contents', { ...base, path: 'README.md', sha: 'abcdef1' }, seed(), /^404 .*abcdef1/);
+  await refuses('get_file_contents', { ...base, path: 'README.md', ref: 'refs/pull/6/head' }, seed(), /^404 .*"gone"/);
+  await refuses('get_file_contents', { ...base, path: 'README.md', ref: 'refs/tags/v1' }, seed(), /^404 .*tag v1/);
 });
 
-test('create_or_update_file creates, and updates only with the current sha; protected branches refuse direct commits', () => {
-  const created = call('create_or_update_file', { ...base, branch: 'docs', path: 'docs/new.md', content: 'New\n', message: 'Add new doc' }, seed());
+test('create_or_update_file creates, and updates only with the current sha; protected branches refuse direct commits', async () => {
+  const created = await call('create_or_update_file', { ...base, branch: 'docs', path: 'docs/new.md', content: 'New\n', message: 'Add new doc' }, seed());
   const docs = repoIn(created.state!).branches.docs!;
   assert.equal(docs.files['docs/new.md'], 'New\n');
   const commit = docs.commits.at(-1)!;
@@ -455,16 +394,16 @@ test('create_or_update_file creates, and updates only with the current sha; prot
   assert.match(commit.sha, /^[0-9a-f]{40}$/);
   assert.equal(created.result.content.sha, blobSha('New\n'));
   assert.equal(created.result.commit.sha, commit.sha);
-  const updated = call('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: '# Web\n', message: 'Capitalise', sha: blobSha('# web\n') }, seed()).state!;
+  const updated = (await call('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: '# Web\n', message: 'Capitalise', sha: blobSha('# web\n') }, seed())).state!;
   assert.equal(repoIn(updated).branches.docs!.files['README.md'], '# Web\n');
-  refuses('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: 'x', message: 'm' }, seed(), /^422 .*"sha" wasn't supplied/);
-  refuses('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: 'x', message: 'm', sha: blobSha('stale') }, seed(), /^409 .*current sha/);
-  refuses('create_or_update_file', { ...base, branch: 'main', path: 'x.md', content: 'x', message: 'm' }, seed(), /^422 Changes must be made through a pull request/);
-  refuses('create_or_update_file', { ...base, branch: 'nope', path: 'x.md', content: 'x', message: 'm' }, seed(), /^404 .*"nope"/);
+  await refuses('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: 'x', message: 'm' }, seed(), /^422 .*"sha" wasn't supplied/);
+  await refuses('create_or_update_file', { ...base, branch: 'docs', path: 'README.md', content: 'x', message: 'm', sha: blobSha('stale') }, seed(), /^409 .*current sha/);
+  await refuses('create_or_update_file', { ...base, branch: 'main', path: 'x.md', content: 'x', message: 'm' }, seed(), /^422 Changes must be made through a pull request/);
+  await refuses('create_or_update_file', { ...base, branch: 'nope', path: 'x.md', content: 'x', message: 'm' }, seed(), /^404 .*"nope"/);
 });
 
-test('push_files commits several files at once; delete_file removes one', () => {
-  const pushed = call(
+test('push_files commits several files at once; delete_file removes one', async () => {
+  const pushed = await call(
     'push_files',
     { ...base, branch: 'docs', message: 'Two files', files: [{ path: 'a.md', content: 'A' }, { path: 'README.md', content: 'R' }] },
     seed(),
@@ -473,106 +412,47 @@ test('push_files commits several files at once; delete_file removes one', () => 
   assert.deepEqual([docs.files['a.md'], docs.files['README.md']], ['A', 'R']);
   assert.deepEqual(docs.commits.at(-1)!.files, ['README.md', 'a.md']);
   assert.equal(pushed.result.object.sha, docs.commits.at(-1)!.sha);
-  refuses('push_files', { ...base, branch: 'main', message: 'm', files: [{ path: 'a', content: 'A' }] }, seed(), /^422 Changes must be made through a pull request/);
-  refuses('push_files', { ...base, branch: 'nope', message: 'm', files: [{ path: 'a', content: 'A' }] }, seed(), /^404/);
-  refuses('push_files', { ...base, branch: 'docs', message: 'm', files: [] }, seed(), /^422 .*empty/);
-  const deleted = call('delete_file', { ...base, branch: 'docs', path: 'old.txt', message: 'Remove old' }, seed()).state!;
+  await refuses('push_files', { ...base, branch: 'main', message: 'm', files: [{ path: 'a', content: 'A' }] }, seed(), /^422 Changes must be made through a pull request/);
+  await refuses('push_files', { ...base, branch: 'nope', message: 'm', files: [{ path: 'a', content: 'A' }] }, seed(), /^404/);
+  await refuses('push_files', { ...base, branch: 'docs', message: 'm', files: [] }, seed(), /^422 .*empty/);
+  const deleted = (await call('delete_file', { ...base, branch: 'docs', path: 'old.txt', message: 'Remove old' }, seed())).state!;
   assert.equal(repoIn(deleted).branches.docs!.files['old.txt'], undefined);
   assert.equal(repoIn(deleted).branches.docs!.commits.at(-1)!.message, 'Remove old');
-  refuses('delete_file', { ...base, branch: 'docs', path: 'ghost.txt', message: 'm' }, seed(), /^404 .*ghost\.txt/);
-  refuses('delete_file', { ...base, branch: 'main', path: 'old.txt', message: 'm' }, seed(), /^422 Changes must be made through a pull request/);
+  await refuses('delete_file', { ...base, branch: 'docs', path: 'ghost.txt', message: 'm' }, seed(), /^404 .*ghost\.txt/);
+  await refuses('delete_file', { ...base, branch: 'main', path: 'old.txt', message: 'm' }, seed(), /^422 Changes must be made through a pull request/);
 });
 
-test('create_branch copies commits and files (not protection); list_branches and list_commits read them', () => {
-  const out = call('create_branch', { ...base, branch: 'fix/thing' }, seed());
+test('create_branch copies commits and files (not protection); list_branches and list_commits read them', async () => {
+  const out = await call('create_branch', { ...base, branch: 'fix/thing' }, seed());
   const branch = repoIn(out.state!).branches['fix/thing']!;
   assert.deepEqual(branch.files, repoIn(seed()).branches.main!.files);
   assert.deepEqual(branch.commits.map((c) => c.sha), [C1]);
   assert.equal(branch.protection, undefined);
   assert.deepEqual(out.result, { ref: 'refs/heads/fix/thing', object: { sha: C1, type: 'commit' } });
-  const fromX = call('create_branch', { ...base, branch: 'x2', from_branch: 'feature/x' }, seed()).state!;
+  const fromX = (await call('create_branch', { ...base, branch: 'x2', from_branch: 'feature/x' }, seed())).state!;
   assert.equal(repoIn(fromX).branches.x2!.files['src/new.ts'], 'export const b = 1;\n');
-  refuses('create_branch', { ...base, branch: 'docs' }, seed(), /^422 Reference already exists/);
-  refuses('create_branch', { ...base, branch: 'y2', from_branch: 'nope' }, seed(), /^404/);
-  const branches = call('list_branches', base, seed()).result as unknown as Json[];
+  await refuses('create_branch', { ...base, branch: 'docs' }, seed(), /^422 Reference already exists/);
+  await refuses('create_branch', { ...base, branch: 'y2', from_branch: 'nope' }, seed(), /^404/);
+  const branches = (await call('list_branches', base, seed())).result as unknown as Json[];
   assert.deepEqual(branches.map((b) => [b.name, b.commit.sha, b.protected]), [
     ['docs', C1, false],
     ['feature/x', C2, false],
     ['feature/y', C3, false],
     ['main', C1, true],
   ]);
-  const commits = call('list_commits', { ...base, sha: 'feature/x' }, seed()).result as unknown as Json[];
+  const commits = (await call('list_commits', { ...base, sha: 'feature/x' }, seed())).result as unknown as Json[];
   assert.deepEqual(commits.map((c) => [c.sha, c.commit.message, c.author.login]), [[C2, 'Add feature', 'alice'], [C1, 'Initial commit', 'bob']]);
-  assert.deepEqual((call('list_commits', { ...base, sha: 'feature/x', author: 'BOB' }, seed()).result as unknown as Json[]).map((c) => c.sha), [C1]);
-  assert.deepEqual((call('list_commits', { ...base, sha: C1 }, seed()).result as unknown as Json[]).map((c) => c.sha), [C1]);
-  assert.deepEqual((call('list_commits', base, seed()).result as unknown as Json[]).map((c) => c.sha), [C1]);
-  refuses('list_commits', { ...base, sha: 'nope' }, seed(), /^404/);
+  assert.deepEqual(((await call('list_commits', { ...base, sha: 'feature/x', author: 'BOB' }, seed())).result as unknown as Json[]).map((c) => c.sha), [C1]);
+  assert.deepEqual(((await call('list_commits', { ...base, sha: C1 }, seed())).result as unknown as Json[]).map((c) => c.sha), [C1]);
+  assert.deepEqual(((await call('list_commits', base, seed())).result as unknown as Json[]).map((c) => c.sha), [C1]);
+  await refuses('list_commits', { ...base, sha: 'nope' }, seed(), /^404/);
 });
 
-test('new records are dated one minute after the latest date in the repository', () => {
-  const out = call('create_issue', { ...base, title: 'Dated' }, seed()).state!;
+test('new records are dated one minute after the latest date in the repository', async () => {
+  const out = (await call('create_issue', { ...base, title: 'Dated' }, seed())).state!;
   assert.equal(repoIn(out).issues.at(-1)!.created_at, '2026-01-10T09:01:00Z');
 });
 
-// Every task of the namespace: its reference solutions, replayed through the handlers, pass with no refused
-// call; its counterexamples fail. Cross-server tasks route each call to its namespace's handlers.
-
-interface Step {
-  tool?: string;
-  arguments?: Record<string, unknown>;
-  answer?: string;
-}
-interface Task {
-  id: string;
-  server: string | string[];
-  initial_state: Record<string, unknown>;
-  success_predicate: unknown;
-  reference_solutions: Step[][];
-  counterexamples?: Step[][];
-}
-
-function replay(task: Task, steps: Step[]): { value: boolean | undefined; refusals: string[] } {
-  const namespaces = Array.isArray(task.server) ? task.server : [task.server];
-  const states: Record<string, unknown> = {};
-  for (const ns of namespaces) states[ns] = registry.get(ns)!.plugin!.normalizeState(structuredClone(task.initial_state[ns]));
-  let answer: string | undefined;
-  const refusals: string[] = [];
-  for (const step of steps) {
-    if (step.tool === undefined) {
-      answer = step.answer;
-      continue;
-    }
-    const [ns, name] = step.tool.split('.') as [string, string];
-    assert.ok(namespaces.includes(ns), `${task.id}: ${step.tool} is not a tool of ${namespaces.join(', ')}`);
-    try {
-      const out = callIn(ns, name, step.arguments ?? {}, states[ns]);
-      if (out.state !== undefined) states[ns] = out.state;
-    } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
-      refusals.push(`${step.tool}: ${error.message}`);
-    }
-  }
-  const verdict = evaluate(parsePredicate(task.success_predicate, ['success_predicate']), stateLeafEvaluator(registry, states, answer));
-  return { value: verdict.value, refusals };
-}
-
-const tasksDir = join(packageRoot(), 'test', 'fixtures', 'tasks', NS);
-const taskFiles = readdirSync(tasksDir).filter((f) => f.endsWith('.json')).sort();
-
-test('the namespace has tasks to replay', () => {
-  assert.ok(taskFiles.length > 0);
-});
-
-for (const file of taskFiles) {
-  const task = JSON.parse(readFileSync(join(tasksDir, file), 'utf8')) as Task;
-  test(`${task.id}: reference solutions pass with no refused call and counterexamples fail`, () => {
-    task.reference_solutions.forEach((steps, i) => {
-      const run = replay(task, steps);
-      assert.deepEqual(run.refusals, [], `reference solution ${i} had refused calls`);
-      assert.equal(run.value, true, `reference solution ${i} fails`);
-    });
-    (task.counterexamples ?? []).forEach((steps, i) => {
-      assert.equal(replay(task, steps).value, false, `counterexample ${i} passes`);
-    });
-  });
-}
+// Every task of the namespace: its reference solutions, replayed through its servers, pass with no refused
+// call; its counterexamples fail. Cross-server tasks route each call to its namespace's server.
+testFixtureTasks(NS, { noRefusals: true });

@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRegistry, type NamespaceInfo } from '../../server/src/mcp/registry.ts';
-import type { MemoryState } from '../../server/src/mcp/memory/index.ts';
+import type { MemoryState } from '../../server/src/mcp/memory/state.ts';
 
 let info: NamespaceInfo;
 before(async () => {

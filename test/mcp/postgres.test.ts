@@ -4,7 +4,7 @@ import { loadRegistry, type NamespaceInfo } from '../../server/src/mcp/registry.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { likeToRegExp, parseType, typeMatches } from '../../server/src/mcp/postgres/state.ts';
-import type { PostgresState } from '../../server/src/mcp/postgres/index.ts';
+import type { PostgresState } from '../../server/src/mcp/postgres/state.ts';
 
 let info: NamespaceInfo;
 before(async () => {

@@ -6,15 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { startServer } from '../../server/src/runner/launch.ts';
-import { seedNamespace } from '../../server/src/runner/state.ts';
-
-const text = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+import { startNamespace } from './harness.ts';
 
 /** A tool every one of these namespaces has, called with an argument of the wrong type. */
 const INVALID: Record<string, { tool: string; args: Record<string, unknown> }> = {
@@ -30,23 +23,18 @@ test('every runtime answers an unknown tool and invalid arguments as the officia
   for (const [namespace, invalid] of Object.entries(INVALID)) {
     const info = registry.get(namespace)!;
     assert.ok(info.tools.has(invalid.tool), `${namespace} declares ${invalid.tool}`);
-    const sandbox = mkdtempSync(join(tmpdir(), `mcpbench-serve-tools-${namespace}-`));
+    // As the runner starts it: the serve entry (or the official server) in a child process.
+    const server = await startNamespace(namespace, undefined, { via: 'process' });
     try {
-      await seedNamespace(info, undefined, sandbox);
-      const server = await startServer(info, sandbox, { backend: 'process', startTimeoutMs: 60_000 });
-      try {
-        const unknown = await server.callTool('no_such_tool', {});
-        assert.equal(unknown.isError, true, `${namespace}: an unknown tool is an error result`);
-        const wrong = await server.callTool(invalid.tool, invalid.args);
-        assert.equal(wrong.isError, true, `${namespace}: invalid arguments are an error result`);
-        // The server is still up and serving.
-        assert.ok((await server.listTools()).length > 0);
-        seen.set(namespace, { unknown: text(unknown), invalid: text(wrong) });
-      } finally {
-        await server.close();
-      }
+      const unknown = await server.call('no_such_tool', {}, { unchecked: true });
+      assert.equal(unknown.isError, true, `${namespace}: an unknown tool is an error result`);
+      const wrong = await server.call(invalid.tool, invalid.args, { unchecked: true });
+      assert.equal(wrong.isError, true, `${namespace}: invalid arguments are an error result`);
+      // The server is still up and serving.
+      assert.ok((await server.listTools()).length > 0);
+      seen.set(namespace, { unknown: unknown.text, invalid: wrong.text });
     } finally {
-      rmSync(sandbox, { recursive: true, force: true });
+      await server.close();
     }
   }
   const official = seen.get('memory')!;

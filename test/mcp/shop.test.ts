@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import shop, { normalizeState, DEFAULT_TODAY } from '../../server/src/mcp/shop/index.ts';
+import shop from '../../server/src/mcp/shop/index.ts';
+import { normalizeState, DEFAULT_TODAY } from '../../server/src/mcp/shop/state.ts';
 
 const state = normalizeState({
   today: '2026-01-20',

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import support, { normalizeState } from '../../server/src/mcp/support/index.ts';
+import support from '../../server/src/mcp/support/index.ts';
+import { normalizeState } from '../../server/src/mcp/support/state.ts';
 
 const state = normalizeState({
   customers: [{ id: 'C-102', name: 'Raj Mehta' }, { id: 'C-201', name: 'Dana Lee' }],

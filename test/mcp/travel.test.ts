@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import travel, { normalizeState } from '../../server/src/mcp/travel/index.ts';
+import travel from '../../server/src/mcp/travel/index.ts';
+import { normalizeState } from '../../server/src/mcp/travel/state.ts';
 
 const state = normalizeState({
   flights: [

@@ -13,9 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { chromiumMissing, openChromium } from '../chromium.ts';
 import { runCli } from '../../server/src/cli/main.ts';
 import { mulberry32 } from '../../server/src/seeded-random.ts';
-import type { EpisodeResult } from '../../server/src/runner/types.ts';
-import { createSetManifest } from '../../server/src/generator/rotate.ts';
 import { modelUsage, MOVE_FILE, moveEpisode, rekeyed, writeRunFolder } from './fixtures.ts';
+import { createSetManifest } from '../../server/src/tasks/set-manifest.ts';
+import type { EpisodeRecord } from '../../server/src/record/schema.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpbench-results-cli-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -32,7 +32,7 @@ function writeRuns(): void {
   const random = mulberry32(11);
   for (const [agent, skill, month] of [['weak', 0.3, '2026-05'], ['strong', 0.85, '2026-05'], ['strong', 0.8, '2026-06']] as const) {
     const run_id = `${agent}-${month}`;
-    const episodes: EpisodeResult[] = [];
+    const episodes: EpisodeRecord[] = [];
     for (let t = 0; t < 24; t++) {
       const ns = t % 2 === 0 ? 'filesystem' : 'travel';
       for (let trial = 0; trial < 2; trial++) {
@@ -139,6 +139,9 @@ test('the comparison page and the leaderboard in headless Chromium', {
     assert.equal(board['plot-section-1'], 2);
     assert.deepEqual(await page.locator('section.board h2').allInnerTexts(), ['private · 2026-06', 'private · 2026-05']);
     assert.deepEqual(await page.locator('section.board[data-section="1"] tbody td:nth-child(2)').allInnerTexts(), ['strong', 'weak']);
+    // The configuration each row measured under is on the page, in its own columns.
+    assert.deepEqual((await page.locator('section.board[data-section="1"] thead th').allInnerTexts()).slice(0, 6), ['#', 'agent', 'faults', 'perturbation', 'trials', 'retry']);
+    assert.deepEqual(await page.locator('section.board[data-section="1"] tbody tr:first-child td.config').allInnerTexts(), ['none', 'none', '2', 'no']);
     const link = page.locator('a', { hasText: 'weak-2026-05' });
     assert.equal(await link.getAttribute('href'), '../runs/weak-2026-05/report.html');
     await link.click();

@@ -32,7 +32,7 @@ after(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const TABLES = ['runs', 'tasks', 'episodes', 'calls', 'verdict_nodes', 'run_scores', 'rotations', 'retired_tasks'] as const;
+const TABLES = ['runs', 'tasks', 'episodes', 'calls', 'verdict_nodes', 'run_scores', 'rotations', 'retired_tasks', 'accounts', 'api_tokens', 'submissions'] as const;
 
 /** Every row of every table, in key order: what "changes nothing" is checked against. */
 async function dump(opened: OpenedDb): Promise<string> {
@@ -111,7 +111,7 @@ function suite(name: string, target: () => string) {
       const opened = await openResultsDb(target());
       try {
         const [outcome] = await importPaths(opened.db, [dir], { registry });
-        assert.deepEqual({ ...outcome, path: undefined }, { kind: 'run', path: undefined, run_id: 'run-a', status: 'imported', episodes: 4, calls: 3, warnings: [] });
+        assert.deepEqual({ ...outcome, path: undefined }, { kind: 'run', path: undefined, run_id: 'run-a', status: 'imported', episodes: 4, calls: 3, warnings: [], completeness: 'unresolved' });
         const run = await opened.db.selectFrom('runs').selectAll().executeTakeFirstOrThrow();
         assert.equal(run.agent_label, 'reference');
         assert.equal(run.set_name, 'dev');
@@ -187,7 +187,7 @@ function suite(name: string, target: () => string) {
         assert.deepEqual(retired.map((r) => [r.task_id, r.task_hash, r.month]), [[MOVE.id, MOVE_HASH, '2026-06']]);
         assert.equal((await opened.db.selectFrom('episodes').select('work_unit').execute()).length, 5, 'the runs are still there');
         const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened.db);
-        assert.deepEqual(rows.map((r) => r.name), ['0001_initial']);
+        assert.deepEqual(rows.map((r) => r.name), ['0001_initial', '0002_run_identity', '0003_service']);
       } finally {
         await opened.close();
       }

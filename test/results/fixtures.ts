@@ -4,10 +4,21 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
-import { workUnitKey } from '../../server/src/runner/store.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import { TaskSchema, type Task } from '../../server/src/tasks/model.ts';
+import type { CallRecord, EpisodeRecord } from '../../server/src/record/schema.ts';
+import { workUnitKey } from '../../server/src/record/work-units.ts';
+import { runCli } from '../../server/src/cli/main.ts';
+
+/** The `mcpbench` command in this process, run in `cwd`: its exit code and what it printed. */
+export function cliIn(cwd: string): (...argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }> {
+  return async (...argv) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd });
+    return { code, stdout, stderr };
+  };
+}
 
 export const MOVE_FILE = join(__dirname, '..', 'fixtures', 'tasks', 'filesystem', 'fs-move-report-001.json');
 export const MOVE: Task = TaskSchema.parse(JSON.parse(readFileSync(MOVE_FILE, 'utf8')));
@@ -23,7 +34,7 @@ export interface RunFixture {
   task_files?: string[];
 }
 
-export function writeRunFolder(dir: string, run: RunFixture, episodes: EpisodeResult[]): string {
+export function writeRunFolder(dir: string, run: RunFixture, episodes: EpisodeRecord[]): string {
   mkdirSync(dir, { recursive: true });
   const config = {
     run_id: run.run_id,
@@ -45,16 +56,16 @@ export function writeRunFolder(dir: string, run: RunFixture, episodes: EpisodeRe
 }
 
 /** A model agent's usage record (store.ts ModelRecordSchema) with a cost in US dollars. */
-export function modelUsage(cost: number): NonNullable<EpisodeResult['model']> {
+export function modelUsage(cost: number): NonNullable<EpisodeRecord['model']> {
   return { protocol: 'openai', model: 'sim-1', requests: 2, turns: 2, retries: 0, prompt_tokens: 900, completion_tokens: 100, cached_tokens: 0, cache_write_tokens: 0, responses_without_usage: 0, cost, currency: 'USD', turn_latency_ms: [120, 80], calls: [] };
 }
 
 /** The record with its work-unit key recomputed from its fields (after a fixture changed task, variant or trial). */
-export function rekeyed(episode: EpisodeResult): EpisodeResult {
+export function rekeyed(episode: EpisodeRecord): EpisodeRecord {
   return { ...episode, work_unit: workUnitKey(episode) };
 }
 
-export function appendEpisode(dir: string, episode: EpisodeResult): void {
+export function appendEpisode(dir: string, episode: EpisodeRecord): void {
   appendFileSync(join(dir, 'episodes.jsonl'), JSON.stringify(episode) + '\n');
 }
 
@@ -63,7 +74,7 @@ export function moveCall(index: number, args: Record<string, unknown>, extra: Pa
 }
 
 /** An episode of the move task; passed ones carry a true verdict, failed ones the verdict of an untouched state. */
-export function moveEpisode(run_id: string, fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'trial' | 'passed'>): EpisodeResult {
+export function moveEpisode(run_id: string, fields: Partial<EpisodeRecord> & Pick<EpisodeRecord, 'trial' | 'passed'>): EpisodeRecord {
   const unit = { task_hash: MOVE_HASH, variant: fields.variant ?? 'reference:0', trial: fields.trial, fault_profile: fields.fault_profile ?? 'none', perturbation: fields.perturbation ?? 'none', seed: fields.seed ?? 7 };
   const verdict = {
     path: ['success_predicate'],

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createCommandAgent } from '../../server/src/runner/agents/command.ts';
 import { agentDeadlineMs, buildAgentRequest, createEndpointAgent, DEFAULT_AGENT_TIMEOUT_MS } from '../../server/src/runner/agents/endpoint.ts';
-import { createAjv } from '../../server/src/tasks/ajv.ts';
+import { createAjv } from '../../server/src/ajv.ts';
 import { packageRoot } from '../../server/src/paths.ts';
 import { closeHttp, contextFor, listen, SECRET_PREDICATE, SECRET_SOLUTION, SECRET_STATE, task, TOOLS, waitFor, withGateway } from './fake-gateway.ts';
 

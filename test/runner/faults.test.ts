@@ -9,17 +9,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  ABLATION_FAILURE_RATE,
   decideFault,
   driftText,
   driftValue,
-  FAULT_PROFILES,
   faultProbability,
-  FaultProfileError,
-  loadFaultProfile,
   renameField,
 } from '../../server/src/runner/faults.ts';
-import { FAULT_TYPES, type FaultProfile, type FaultType } from '../../server/src/runner/types.ts';
+import { FAULT_TYPES, type FaultProfile, type FaultType, ABLATION_FAILURE_RATE, FAULT_PROFILES, FaultProfileError, loadFaultProfile } from '../../server/src/record/faults.ts';
 
 test('the four profiles are exactly LAMBDA_0_0 .. LAMBDA_0_3 of Appendix B', () => {
   assert.deepEqual(FAULT_PROFILES, {
@@ -191,7 +187,7 @@ test('schema drift renames fields deterministically, in structured values and JS
 });
 
 test('each built-in profile and ablation is described by its rate and mix, as the editor shows them', async () => {
-  const { describeFaultProfile } = await import('../../server/src/runner/faults.ts');
+  const { describeFaultProfile } = await import('../../server/src/record/faults.ts');
   assert.equal(describeFaultProfile('none'), 'no faults');
   assert.equal(describeFaultProfile('light'), '7.5% of calls: TransientTimeout 40%, HighLatency 30%, EmptyResponse 30%');
   assert.match(describeFaultProfile('heavy')!, /^27\.5% of calls: TransientTimeout 15%, ConnectionReset 15%/);

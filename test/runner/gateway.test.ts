@@ -15,12 +15,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadRegistry, type Registry } from '../../server/src/mcp/registry.ts';
-import { decideFault, type FaultOptions } from '../../server/src/runner/faults.ts';
+import { decideFault } from '../../server/src/runner/faults.ts';
 import { Gateway } from '../../server/src/runner/gateway.ts';
 import { startServer, type RunningServer } from '../../server/src/runner/launch.ts';
 import { seedNamespace, snapshotNamespace } from '../../server/src/runner/state.ts';
-import { FAULT_TYPES, type CallRecord, type CallStart, type FaultProfile, type FaultType } from '../../server/src/runner/types.ts';
 import { TaskSchema, type Task } from '../../server/src/tasks/model.ts';
+import { FAULT_TYPES, type FaultProfile, type FaultType, type FaultOptions } from '../../server/src/record/faults.ts';
+import type { CallRecord } from '../../server/src/record/schema.ts';
+import type { CallStart } from '../../server/src/runner/events.ts';
 
 const FLIGHTS = [
   { id: 'BA-200', origin: 'LON', dest: 'PAR', date: '2026-01-05', price: 500, seats_left: 10 },

@@ -16,8 +16,8 @@ import { costOf, ModelMeter, priceFor, type ModelRecord } from '../../server/src
 import { startAnthropicSimulation } from '../simulations/anthropic-simulation.ts';
 import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
 import type { SimulationServer } from '../simulations/http.ts';
-import { AGENT_ERROR_CODES, type AgentErrorCode } from '../../server/src/runner/store.ts';
 import { contextFor, TOOLS, waitFor, withGateway, type FakeGateway } from './fake-gateway.ts';
+import { AGENT_ERROR_CODES, type AgentErrorCode } from '../../server/src/record/schema.ts';
 
 const fast = { retryBaseMs: 1 };
 

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRun } from '../../server/src/runner/store.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
 import { costOf } from '../../server/src/runner/agents/usage.ts';
 import type { Scores } from '../../server/src/scoring/metrics.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
@@ -86,7 +86,7 @@ test('openai: a run records its settings (never the key), counts tokens and cost
           { model: settings.model, temperature: settings.temperature, seed: settings.seed, extra: settings.extra_body, price: settings.prices },
           { model: 'sim-1', temperature: 0.3, seed: 4, extra: { top_k: 5 }, price: { file: join(work, 'prices.json'), currency: 'USD', model: PRICE } },
         );
-        for (const file of readdirSync(folder)) assert.ok(!readFileSync(join(folder, file), 'utf8').includes('sk-never-recorded'), `${file} holds no API key`);
+        for (const file of readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))) assert.ok(!readFileSync(file, 'utf8').includes('sk-never-recorded'), `${file} holds no API key`);
         assert.equal(sim.requests[0]!.headers.authorization, 'Bearer sk-never-recorded-123');
         assert.deepEqual([...new Set(sim.requests.map((r) => r.body.seed))].sort(), [4], 'trial 0 sends the run seed');
         const scores = assertReportMatchesServed(folder, sim);

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { judgeMutants, mutantDiff } from '../../server/src/runner/mutants.ts';
-import type { EpisodeResult } from '../../server/src/runner/types.ts';
 import { deriveMutants } from '../../server/src/tasks/mutants.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
+import type { EpisodeRecord } from '../../server/src/record/schema.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -55,8 +55,8 @@ test('judging: killed, equivalent by end state, declared with a reason, survivin
   const registry = await loadRegistry();
   const task = moveBudget();
   const mutants = deriveMutants(task, registry);
-  const result = (variant: string, passed: boolean, end_state: string): EpisodeResult =>
-    ({ task_id: task.id, variant, fault_profile: 'none', trial: 0, perturbation: 'none', status: passed ? 'passed' : 'failed', passed, end_state, calls: [] }) as unknown as EpisodeResult;
+  const result = (variant: string, passed: boolean, end_state: string): EpisodeRecord =>
+    ({ task_id: task.id, variant, fault_profile: 'none', trial: 0, perturbation: 'none', status: passed ? 'passed' : 'failed', passed, end_state, calls: [] }) as unknown as EpisodeRecord;
   const [a, b, c, d] = mutants;
   assert.ok(a && b && c && d, 'at least four mutants');
   const declaredTask: Task = { ...task, equivalent_mutants: [{ mutant: c.id, reason: 'test' }] };

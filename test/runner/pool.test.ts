@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
 import { prepareEpisode, runEpisode } from '../../server/src/runner/episode.ts';
-import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
-import { executeRun, loadTasks, planRun } from '../../server/src/runner/run.ts';
-import { createRun, type EpisodeRecord } from '../../server/src/runner/store.ts';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import { executeRun, planRun } from '../../server/src/runner/run.ts';
+import { createRun } from '../../server/src/record/run-folder.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 import { scratchRoots } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { FAULT_PROFILES } from '../../server/src/record/faults.ts';
+import type { EpisodeRecord } from '../../server/src/record/schema.ts';
+import { loadTasks } from '../../server/src/tasks/load.ts';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'tasks');
 

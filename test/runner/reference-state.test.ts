@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
-import { runCheck } from '../../server/src/runner/session.ts';
-import { openRun } from '../../server/src/runner/store.ts';
-import { canonicalHash } from '../../server/src/tasks/hash.ts';
+import { runCheck } from '../../server/src/engine/session.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
+import { canonicalHash } from '../../server/src/canonical-json.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 
 const fixture = join(__dirname, '..', 'fixtures', 'tasks', 'calendar', 'calendar-book-review-001.json');

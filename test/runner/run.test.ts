@@ -11,14 +11,15 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../server/src/generator/perturb.ts';
-import { readTaskSources, seal } from '../../server/src/generator/seal.ts';
-import { openRun } from '../../server/src/runner/store.ts';
-import type { EpisodeResult, RunEvent } from '../../server/src/runner/types.ts';
+import { perturbGoal, perturbGoalDetailed, type PerturbationLevel } from '../../server/src/runner/perturb.ts';
+import { readTaskSources, seal } from '../../server/src/tasks/seal.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
+import type {  RunEvent } from '../../server/src/engine/protocol.ts';
 import { scratchRoot, scratchRoots } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
 import type { Task } from '../../server/src/tasks/model.ts';
 import { startOpenAISimulation } from '../simulations/openai-simulation.ts';
+import type { EpisodeRecord } from '../../server/src/record/schema.ts';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -134,7 +135,7 @@ test('the same seed gives the same trace; jsonl events tell the whole run', { ti
     const calls = events.filter((e) => e.type === 'call').length;
     assert.equal(calls, finished.reduce((n, e) => n + e.result.calls.length, 0), 'one call event per recorded call');
     const results = [...openRun(runFolder(out)).episodes].sort((a, b) => a.task_id.localeCompare(b.task_id));
-    traces.push(JSON.stringify(results.map((r: EpisodeResult) => [r.task_id, r.status, r.calls.map((c) => [c.tool, c.status, c.fault?.type, c.arguments, c.result])])));
+    traces.push(JSON.stringify(results.map((r: EpisodeRecord) => [r.task_id, r.status, r.calls.map((c) => [c.tool, c.status, c.fault?.type, c.arguments, c.result])])));
   }
   assert.equal(traces[0], traces[1]);
   assert.match(traces[0]!, /"SchemaDrift"/, 'faults were injected');

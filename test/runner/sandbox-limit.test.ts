@@ -15,10 +15,11 @@ import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import type { Agent } from '../../server/src/runner/agents/agent.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
 import { runEpisode } from '../../server/src/runner/episode.ts';
-import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
-import { loadTasks, planRun } from '../../server/src/runner/run.ts';
+import { planRun } from '../../server/src/runner/run.ts';
 import { scratchRoots, treeBytes } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { FAULT_PROFILES } from '../../server/src/record/faults.ts';
+import { loadTasks } from '../../server/src/tasks/load.ts';
 
 const MiB = 1024 ** 2;
 const task = join(__dirname, '..', 'fixtures', 'tasks', 'filesystem', 'fs-bump-version-001.json');

@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { createReferenceAgent } from '../../server/src/runner/agents/reference.ts';
 import { prepareEpisode, removeLeftoverSandboxes } from '../../server/src/runner/episode.ts';
-import { FAULT_PROFILES } from '../../server/src/runner/faults.ts';
-import { loadTasks, planRun } from '../../server/src/runner/run.ts';
-import { doctor } from '../../server/src/cli/doctor.ts';
+import { planRun } from '../../server/src/runner/run.ts';
+import { doctor } from '../../server/src/engine/doctor.ts';
 import { scratch, scratchRoots, SCRATCH_MIN_FREE_BYTES } from '../../server/src/runner/scratch.ts';
 import { collectTaskFiles } from '../../server/src/tasks/files.ts';
+import { FAULT_PROFILES } from '../../server/src/record/faults.ts';
+import { loadTasks } from '../../server/src/tasks/load.ts';
 
 const TMPFS_MAGIC = 0x01021994;
 

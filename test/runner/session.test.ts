@@ -12,9 +12,9 @@ import { loadRegistry } from '../../server/src/mcp/registry.ts';
 import { z } from 'zod';
 import { AgentError, AgentSetupError } from '../../server/src/runner/agents/agent.ts';
 import { AgentOptionsError, registerAgent } from '../../server/src/runner/agents/registry.ts';
-import { runToEnd, SessionError, startRun, type SessionOptions } from '../../server/src/runner/session.ts';
-import { openRun, readChecks } from '../../server/src/runner/store.ts';
-import type { RunEvent } from '../../server/src/runner/types.ts';
+import { runToEnd, SessionError, startRun, type SessionOptions } from '../../server/src/engine/session.ts';
+import { openRun, readChecks } from '../../server/src/record/run-folder.ts';
+import type { RunEvent } from '../../server/src/engine/protocol.ts';
 import { scratchRoots } from '../../server/src/runner/scratch.ts';
 import { runCli } from '../../server/src/cli/main.ts';
 
@@ -55,7 +55,7 @@ test('options that cannot make a run are refused before any event and before any
     assert.deepEqual(events, []);
   };
   const tasks = [join(fixtures, 'travel')];
-  await refused({ ...base, mode: 'run', tasks, agent: 'psychic' }, (e) => e instanceof AgentOptionsError && /unknown agent psychic: use reference, noop, command, endpoint, openai/.test(e.message));
+  await refused({ ...base, mode: 'run', tasks, agent: 'psychic' }, (e) => e instanceof AgentOptionsError && /unknown agent psychic: use reference, noop, command, image, endpoint, openai/.test(e.message));
   await refused({ ...base, mode: 'run', tasks, agent: 'command' }, (e) => e instanceof AgentOptionsError && e.option === 'command');
   await refused({ ...base, mode: 'run', tasks, agent: 'endpoint', agentOptions: { url: 'not a url' } }, (e) => e instanceof AgentOptionsError && e.option === 'url');
   await refused({ ...base, mode: 'run', tasks, agent: 'noop', perturbations: ['none', 'wild'] }, (e) => e instanceof SessionError && /wild/.test(e.message));

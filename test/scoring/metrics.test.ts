@@ -4,21 +4,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { latestByWorkUnit, workUnitKey } from '../../server/src/runner/store.ts';
-import type { CallRecord, EpisodeResult, FaultType } from '../../server/src/runner/types.ts';
 import { bootstrapRatio, computeScores, passHatK, quantile, seededRandom } from '../../server/src/scoring/metrics.ts';
+import type { FaultType } from '../../server/src/record/faults.ts';
+import type { CallRecord, EpisodeRecord } from '../../server/src/record/schema.ts';
+import { latestByWorkUnit, workUnitKey } from '../../server/src/record/work-units.ts';
 
 let counter = 0;
 
 /** A scored episode with sensible defaults; `calls` default to `tool_calls` plain ok calls. */
-function episode(fields: Partial<EpisodeResult> & { task_id: string }): EpisodeResult {
+function episode(fields: Partial<EpisodeRecord> & { task_id: string }): EpisodeRecord {
   const toolCalls = fields.tool_calls ?? 2;
   const passed = fields.passed ?? (fields.status === undefined ? true : fields.status === 'passed');
   const calls: CallRecord[] =
     fields.calls ??
     Array.from({ length: toolCalls }, (_, index) => ({ index, tool: 'fs_read', qualified: 'fs.read', arguments: {}, status: 'ok' as const, result: {}, latency_ms: 1 }));
   const status = fields.status ?? (passed ? 'passed' : 'failed');
-  const record: Omit<EpisodeResult, 'work_unit'> = {
+  const record: Omit<EpisodeRecord, 'work_unit'> = {
     run_id: 'r1',
     // One hash per task, as a real run has: the work unit hashes it.
     task_hash: `hash-${fields.task_id}`,
@@ -60,7 +61,7 @@ const faultCall = (index: number, type: FaultType): CallRecord => ({
 });
 
 /** n trials of one task, the first c passed. */
-function trials(task_id: string, n: number, c: number, extra: Partial<EpisodeResult> = {}): EpisodeResult[] {
+function trials(task_id: string, n: number, c: number, extra: Partial<EpisodeRecord> = {}): EpisodeRecord[] {
   return Array.from({ length: n }, (_, trial) => episode({ task_id, trial, passed: trial < c, ...extra }));
 }
 
@@ -323,7 +324,7 @@ test('no episodes: every rate is null, nothing throws', () => {
 });
 
 test('malformed-call rate over attempted calls; model usage summed over every record, cost per passed task', () => {
-  const model = (fields: Partial<NonNullable<EpisodeResult['model']>>): NonNullable<EpisodeResult['model']> => ({
+  const model = (fields: Partial<NonNullable<EpisodeRecord['model']>>): NonNullable<EpisodeRecord['model']> => ({
     protocol: 'openai', model: 'm', requests: 2, turns: 2, retries: 0, prompt_tokens: 100, completion_tokens: 10, cached_tokens: 40, cache_write_tokens: 0,
     responses_without_usage: 0, cost: 0.5, currency: 'USD', turn_latency_ms: [100, 300], calls: [{ turn: 0, format: 'native', name: 'fs_read', status: 'sent' }], ...fields,
   });

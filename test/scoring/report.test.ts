@@ -10,16 +10,16 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { NodeVerdict } from '../../server/src/predicates/evaluate.ts';
-import { openRun, RUN_RECORD_VERSION, workUnitKey, type ModelRecord, type RunRecord } from '../../server/src/runner/store.ts';
-import type { CallRecord, EpisodeResult } from '../../server/src/runner/types.ts';
+import { openRun } from '../../server/src/record/run-folder.ts';
 import { computeScores } from '../../server/src/scoring/metrics.ts';
 import { chromiumMissing, openChromium } from '../chromium.ts';
-import { classifyFailure } from '../../server/src/results/failure-modes.ts';
-import { renderJunit, verdictText, writeReport, xmlEscape, type ReportJson } from '../../server/src/scoring/report.ts';
+import { classifyFailure } from '../../server/src/scoring/failure-modes.ts';
+import { renderJunit, reportRun, verdictText, xmlEscape, type ReportJson } from '../../server/src/scoring/report.ts';
+import { type CallRecord, type EpisodeRecord, type ModelRecord, type NodeVerdict, RUN_RECORD_VERSION, type RunRecord } from '../../server/src/record/schema.ts';
+import { workUnitKey } from '../../server/src/record/work-units.ts';
 
 /** Failure modes from the trace alone (these episodes' tasks are not files). */
-const diagnose = (r: EpisodeResult) => classifyFailure(r, undefined, undefined);
+const diagnose = (r: EpisodeRecord) => classifyFailure(r, undefined, undefined);
 
 const config: RunRecord = {
   version: RUN_RECORD_VERSION,
@@ -82,8 +82,8 @@ function call(index: number, tool: string, extra: Partial<CallRecord> = {}): Cal
   return { index, tool, qualified: tool.replace('_', '.'), arguments: { path: 'report.txt' }, status: 'ok', result: { content: [{ type: 'text', text: 'ok' }] }, latency_ms: 12, ...extra };
 }
 
-function episode(fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'task_id' | 'trial' | 'passed'>): EpisodeResult {
-  const record: Omit<EpisodeResult, 'work_unit'> = {
+function episode(fields: Partial<EpisodeRecord> & Pick<EpisodeRecord, 'task_id' | 'trial' | 'passed'>): EpisodeRecord {
+  const record: Omit<EpisodeRecord, 'work_unit'> = {
     run_id: config.run_id,
     task_hash: `hash-${fields.task_id}`,
     agent: 'reference',
@@ -109,7 +109,7 @@ function episode(fields: Partial<EpisodeResult> & Pick<EpisodeResult, 'task_id' 
   return { work_unit: workUnitKey(record), ...record };
 }
 
-const results: EpisodeResult[] = [
+const results: EpisodeRecord[] = [
   episode({ task_id: 'fs-move', trial: 0, passed: true, fault_profile: 'none' }),
   episode({
     task_id: 'fs-move',
@@ -205,7 +205,7 @@ test('the report reads through the run store: the torn last line is reported, ne
   assert.deepEqual(run.config, config);
   assert.equal(run.warnings.length, 1);
   assert.match(run.warnings[0]!, /episodes\.jsonl:8: skipped: a torn last line/);
-  const output = writeReport(dir, { scoring: { resamples: 10 } });
+  const output = reportRun(dir, { scoring: { resamples: 10 } });
   assert.deepEqual(output.warnings, run.warnings, 'the report says what the store said');
 });
 
@@ -289,7 +289,7 @@ test('junit.xml: one suite per namespace, one case per work unit, verdict trees 
 
 test('report.json: scores, config, and the outcome and reason of each episode; the bootstrap follows the run seed', () => {
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
+  const output = reportRun(dir, { scoring: { resamples: 200 }, diagnose });
   const report = JSON.parse(readFileSync(output.files.json, 'utf8')) as ReportJson;
   assert.deepEqual(report.run, config);
   assert.deepEqual(report.scores, computeScores(results, { seed: 7, resamples: 200 }));
@@ -319,7 +319,7 @@ test('report.json: scores, config, and the outcome and reason of each episode; t
   assert.equal(report.episodes[6]!.error?.exit_code, 3);
   assert.equal(readFileSync(output.files.junit, 'utf8'), renderJunit(config, [...openRun(dir).episodes]));
   // A second report of the same run is byte for byte the same.
-  const again = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
+  const again = reportRun(dir, { scoring: { resamples: 200 }, diagnose });
   assert.equal(readFileSync(again.files.json, 'utf8'), readFileSync(output.files.json, 'utf8'));
   const page = readFileSync(output.files.html, 'utf8');
   assert.ok(!/<script[^>]*\ssrc=|<link[^>]*\shref=/i.test(page), 'no external script or stylesheet');
@@ -330,7 +330,7 @@ test('report.html in headless Chromium: plots drawn, trace viewer expands, nothi
   skip: chromiumMissing(),
 }, async () => {
   const dir = runDirectory();
-  const output = writeReport(dir, { scoring: { resamples: 200 }, diagnose });
+  const output = reportRun(dir, { scoring: { resamples: 200 }, diagnose });
   const browser = await openChromium();
   try {
     const { page, outside, errors } = browser;

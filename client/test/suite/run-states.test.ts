@@ -82,7 +82,7 @@ describe('honest run states', () => {
 
   it('a check\'s history says "check ok" or "check failing" (from checks.json), not how many episodes passed', async () => {
     // The check just above, as the history lists it.
-    const ok = api.runnerHistory().find((r) => r.kind === 'check');
+    const ok = (await api.runnerHistory()).find((r) => r.kind === 'check');
     assert.equal(ok?.label, 'check ok · 1 task');
     // A task whose counterexample is its reference solution: the predicate cannot tell them apart.
     const weak = workspaceFile('tasks/filesystem/fs-weak-check-001.json');
@@ -98,7 +98,7 @@ describe('honest run states', () => {
       const counterexample = api.runnerMessages().find((m) => m.type === 'event' && m.event.type === 'episode-finished' && m.event.result.variant === 'counterexample:0');
       assert.equal(counterexample?.type === 'event' ? counterexample.check?.label : undefined, 'passed, but must fail');
 
-      const history = api.runnerHistory();
+      const history = await api.runnerHistory();
       assert.equal(history[0]?.label, 'check failing · 1 of 1 task: fs-weak-check-001');
       for (const check of history.filter((r) => r.kind === 'check')) assert.doesNotMatch(check.label, /passed/, `a check is not a count of passed episodes: ${check.label}`);
       const shown = await webviewTextWhen('#history', 'the failing check', (text) => text.includes('check failing · 1 of 1 task: fs-weak-check-001'));
@@ -241,7 +241,7 @@ describe('honest run states', () => {
     console.log(`cancelled at the very end: the panel says ${JSON.stringify(closing)}`);
     const [finishedEvent] = eventsOf(api.runnerMessages(), 'run-finished');
     assert.equal(finishedEvent?.interrupted, false, 'nothing was left to run: the run is complete');
-    assert.ok(api.runnerHistory()[0]?.report, 'so its report is written');
+    assert.ok((await api.runnerHistory())[0]?.report, 'so its report is written');
     const status = await webviewTextWhen('#status', 'the closing line', (text) => text === closing);
     if (status !== undefined) assert.equal(status, closing);
     await screenshot('cancel-at-the-end', 2000);

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { serveNamespace, ServeError } from './serve.ts';
 import packageJson from '../../../package.json';
+import { McpbenchError } from '../errors.ts';
 
 async function main(): Promise<number> {
   let parsed;
@@ -25,7 +26,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    process.stderr.write(error instanceof ServeError ? `mcpbench serve: ${error.message}\n` : `mcpbench serve: internal error: ${(error as Error).stack ?? error}\n`);
-    process.exitCode = 2;
+    process.stderr.write(error instanceof McpbenchError ? `mcpbench serve: ${error.message}\n` : `mcpbench serve: internal error: ${(error as Error).stack ?? error}\n`);
+    process.exitCode = error instanceof McpbenchError ? error.exitStatus : 2;
   },
 );

@@ -11,9 +11,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { loadRegistry } from '../mcp/registry.ts';
 import { assertValidState, seedSimulation, serveSimulation, STATE_FILE, StateError } from '../mcp/simulation.ts';
 import { serverEnvironment } from '../runner/sandbox.ts';
+import { McpbenchError } from '../errors.ts';
 
 /** A usage problem: unknown namespace, unreadable or invalid state file. */
-export class ServeError extends Error {}
+export class ServeError extends McpbenchError {
+  static override readonly code: string = 'serve';
+}
 
 function readInitialState(file: string): unknown {
   try {

@@ -4,40 +4,18 @@
  * published task is exactly what was in the private set: any changed value, key or character of a task
  * changes its hash. Whitespace and key order do not, by design: they are not part of the task.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
-import { collectTaskFiles, readText } from '../tasks/files.ts';
-import { canonicalHash } from '../tasks/hash.ts';
+import { basename } from 'node:path';
+import { readText, taskFilesIn } from '../tasks/files.ts';
+import { canonicalHash } from '../canonical-json.ts';
+import { McpbenchError } from '../errors.ts';
 
 export interface Attestation {
   task_id: string;
   sha256: string;
 }
 
-export class AttestationError extends Error {}
-
-/** Files beside tasks in a set, batch or history folder that are not tasks. */
-export function isSetMetadataFile(name: string): boolean {
-  return name === 'set.json' || name === 'batch.json' || name.endsWith('.batch.json') || /^Historical-\d{4}-\d{2}\.json$/.test(name) || name.endsWith('.sealed.json');
-}
-
-/** The task files under `dir` (recursively), without the set, batch and history manifests. */
-export function taskFilesIn(dir: string): string[] {
-  return collectTaskFiles([dir]).filter((file) => !isSetMetadataFile(basename(file)));
-}
-
-/** Every file under `dir`, as paths relative to it with `/` separators, sorted. */
-export function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const visit = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const full = join(current, name);
-      if (statSync(full).isDirectory()) visit(full);
-      else out.push(relative(dir, full).split(sep).join('/'));
-    }
-  };
-  visit(dir);
-  return out;
+export class AttestationError extends McpbenchError {
+  static override readonly code: string = 'attestation';
 }
 
 /**

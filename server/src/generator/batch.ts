@@ -1,24 +1,24 @@
 /**
  * Review batches: `batches/<template id>-<seed>/` holds one file per candidate and `batch.json`, the manifest
  * (schemas/batch.schema.json) that the review step reads and writes. `writeBatch` lays a generation out;
- * `checkBatch` self-tests the candidates with the runner (as `mcpbench check` does) and records each result in
- * the manifest. A batch that already carries review decisions is never overwritten.
+ * `recordBatchChecks` records each candidate's self-test (`checkBatch` in engine/generate.ts runs it, as
+ * `mcpbench check` does). A batch that already carries review decisions is never overwritten.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import type { TaskCheck } from '../runner/check.ts';
-import { loadTasks } from '../runner/run.ts';
-import { runCheck, type CheckOptions } from '../runner/session.ts';
-import type { RunEvent } from '../runner/types.ts';
 import type { GenerateResult } from './generate.ts';
 import { BatchManifestSchema, type BatchManifest, type Template } from './model.ts';
+import { McpbenchError } from '../errors.ts';
 
 export const BATCH_FILE = 'batch.json';
 export const CHECK_RUN_FOLDER = 'check';
 const BATCH_SCHEMA_LINK = '../../schemas/batch.schema.json';
 
-export class BatchError extends Error {}
+export class BatchError extends McpbenchError {
+  static override readonly code: string = 'batch';
+}
 
 export function batchDirectory(outDir: string, templateId: string, seed: number): string {
   return join(outDir, `${templateId}-${seed}`);
@@ -92,21 +92,11 @@ export function writeBatch(options: WriteBatchOptions): BatchManifest {
   return manifest;
 }
 
-/** As for any check run; the batch decides where its run folder goes and what it is called. */
-export type CheckBatchOptions = Omit<CheckOptions, 'mode' | 'tasks' | 'directory' | 'out' | 'runId'> & { onEvent?: (event: RunEvent) => void };
-
 /**
- * Runs check on every candidate of the batch (journal in `<batch>/check/`), records `check` per candidate in
- * the manifest, and returns the per-task verdicts. An interrupted check records nothing.
+ * Records each candidate's check verdict in the manifest (what `generate --check` ran over the batch's
+ * candidates into `<batch>/check/`; engine/generate.ts runs it).
  */
-export async function checkBatch(directory: string, options: CheckBatchOptions): Promise<{ checks: TaskCheck[]; interrupted: boolean; manifest: BatchManifest }> {
-  const manifest = readBatchManifest(directory);
-  const tasks = loadTasks(manifest.candidates.map((c) => join(directory, c.file)), options.registry);
-  const runDirectory = join(directory, CHECK_RUN_FOLDER);
-  rmSync(runDirectory, { recursive: true, force: true });
-  const { onEvent, ...session } = options;
-  const { checks, interrupted } = await runCheck(tasks, { ...session, directory: runDirectory, runId: `check-${manifest.template.id}-${manifest.seed}` }, onEvent);
-  if (interrupted) return { checks, interrupted: true, manifest };
+export function recordBatchChecks(directory: string, manifest: BatchManifest, checks: readonly Pick<TaskCheck, 'task_id' | 'ok' | 'problems'>[]): BatchManifest {
   const byId = new Map(checks.map((c) => [c.task_id, c]));
   for (const candidate of manifest.candidates) {
     const check = byId.get(candidate.task_id);
@@ -114,5 +104,5 @@ export async function checkBatch(directory: string, options: CheckBatchOptions):
   }
   manifest.check_run = CHECK_RUN_FOLDER;
   writeBatchManifest(directory, manifest);
-  return { checks, interrupted: false, manifest };
+  return manifest;
 }

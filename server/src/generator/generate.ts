@@ -7,7 +7,7 @@
  */
 import type { Registry } from '../mcp/registry.ts';
 import type { Diagnostic } from '../tasks/diagnostics.ts';
-import { canonicalHash } from '../tasks/hash.ts';
+import { canonicalHash } from '../canonical-json.ts';
 import { lintTask } from '../tasks/lint.ts';
 import type { Task } from '../tasks/model.ts';
 import { MAX_VARIANTS, type Template } from './model.ts';

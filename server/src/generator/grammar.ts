@@ -6,6 +6,7 @@
  */
 import type { Alternative, Grammar } from './model.ts';
 import type { Random } from './random.ts';
+import { McpbenchError } from '../errors.ts';
 
 export interface NonterminalRef {
   name: string;
@@ -43,7 +44,8 @@ export interface GrammarProblem {
   ref?: NonterminalRef;
 }
 
-export class GrammarError extends Error {
+export class GrammarError extends McpbenchError {
+  static override readonly code: string = 'template-grammar';
   constructor(readonly problems: GrammarProblem[]) {
     super(problems.map((p) => p.message).join('; '));
   }

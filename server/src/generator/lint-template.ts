@@ -15,9 +15,9 @@ import { findNodeAtOffset, getNodePath, type Node } from 'jsonc-parser';
 import templateSchema from '../../../schemas/template.schema.json';
 import taskSchema from '../../../schemas/task.schema.json';
 import type { Registry } from '../mcp/registry.ts';
-import { createAjv } from '../tasks/ajv.ts';
+import { createAjv } from '../ajv.ts';
 import { compareDiagnostics, TEMPLATE_RULES, type Diagnostic, type Finding, type Fix, type TemplateRuleCode } from '../tasks/diagnostics.ts';
-import { JsonDocument, type JsonPath, type Span } from '../tasks/document.ts';
+import { JsonDocument, type Span } from '../tasks/document.ts';
 import { TEMPLATE_SCHEMA_ID } from '../tasks/json-schemas.ts';
 import { lintTask } from '../tasks/lint.ts';
 import { isObject, mapAjvErrors } from '../tasks/schema-check.ts';
@@ -25,9 +25,10 @@ import { closest } from '../tasks/suggest.ts';
 import { buildVariant } from './generate.ts';
 import { grammarProblems, unreachableProductions } from './grammar.ts';
 import { ParameterSpec, TemplateSchema, type Template } from './model.ts';
-import { taskNamespaces } from '../tasks/model.ts';
 import { collectPlaceholders, findPlaceholders, type PathTrace, type PlaceholderRef } from './placeholders.ts';
 import { compileTemplate, parameterKind, parameterProblems, sampleVariant, TemplateError, UnsatisfiableError } from './sample.ts';
+import type { JsonPath } from '../json-values.ts';
+import { taskNamespaces } from '../tasks/vocabulary.ts';
 
 // The template rules (codes, severities, summaries) are listed with the task rules in tasks/diagnostics.ts.
 export { TEMPLATE_RULES, type TemplateRuleCode };

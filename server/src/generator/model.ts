@@ -13,7 +13,8 @@
  * the template says what type it produces, the sampler never guesses from schemas.
  */
 import { z } from 'zod';
-import { Namespace, TASK_ID_PATTERN } from '../tasks/model.ts';
+import { Namespace } from '../mcp/server-file.ts';
+import { TASK_ID_PATTERN } from '../tasks/vocabulary.ts';
 
 /** A parameter or production name: what `{{name}}` and `<name>` refer to. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -5,13 +5,15 @@
  * pattern says exactly which strings it can produce.
  */
 import type { Random } from './random.ts';
+import { McpbenchError } from '../errors.ts';
 
 type Node =
   | { kind: 'chars'; chars: string[] } // one character out of these (a literal is a class of one)
   | { kind: 'group'; alternatives: Node[][] }
   | { kind: 'repeat'; node: Node; min: number; max: number };
 
-export class PatternError extends Error {
+export class PatternError extends McpbenchError {
+  static override readonly code: string = 'template-pattern';
   constructor(
     message: string,
     /** Index in the pattern string where the problem is. */

@@ -4,7 +4,8 @@
  * the parameter's value with its JSON type; anywhere else (inside a longer string, in an object key, in a
  * grammar alternative) the value is interpolated as text, and only scalars can be.
  */
-import type { JsonPath } from '../tasks/document.ts';
+import type { JsonPath } from '../json-values.ts';
+import { McpbenchError } from '../errors.ts';
 
 export interface PlaceholderRef {
   /** The parameter named. */
@@ -41,7 +42,9 @@ export function findPlaceholders(text: string): PlaceholderRef[] {
 }
 
 /** Raised while filling placeholders: the template (not the sample) is wrong. */
-export class PlaceholderError extends Error {}
+export class PlaceholderError extends McpbenchError {
+  static override readonly code: string = 'template-placeholder';
+}
 
 /** The values a template's placeholders resolve against. */
 export type Values = ReadonlyMap<string, unknown>;

@@ -10,9 +10,11 @@ import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
 import { isAbsolute, join, normalize, relative } from 'node:path';
 import type { Registry } from '../mcp/registry.ts';
 import { collectTaskFiles, readText } from '../tasks/files.ts';
-import { canonicalHash } from '../tasks/hash.ts';
+import { canonicalHash } from '../canonical-json.ts';
 import { lintTask } from '../tasks/lint.ts';
-import { taskNamespaces, type Task } from '../tasks/model.ts';
+import { type Task } from '../tasks/model.ts';
+import { taskNamespaces } from '../tasks/vocabulary.ts';
+import { McpbenchError } from '../errors.ts';
 
 export const BATCH_MANIFEST_FILE = 'batch.json';
 
@@ -47,7 +49,9 @@ export interface BatchManifest {
   [key: string]: unknown;
 }
 
-export class BatchError extends Error {}
+export class BatchError extends McpbenchError {
+  static override readonly code: string = 'review';
+}
 
 /** The manifest file of a batch folder: `batch.json`, or the folder's one `*.batch.json`. */
 export function findBatchManifest(batchDir: string): string {

@@ -5,7 +5,6 @@
  * seed alone reproduces it.
  */
 import canonicalize from 'canonicalize';
-import type { JsonPath } from '../tasks/document.ts';
 import { TaskSchema } from '../tasks/model.ts';
 import { DEFAULT_DATE_FORMAT, formatDay, parseIsoDay } from './dates.ts';
 import { compileGrammar, GrammarError, type CompiledGrammar } from './grammar.ts';
@@ -13,11 +12,14 @@ import { DERIVED_KINDS, MAX_LIST_LENGTH, PARAMETER_KINDS, type Constraint, type 
 import { compilePattern, PatternError, type CompiledPattern } from './pattern.ts';
 import { collectPlaceholders, fill, fillString, fillText, findPlaceholders, PlaceholderError, type PathTrace } from './placeholders.ts';
 import { createRandom, type Random } from './random.ts';
+import type { JsonPath } from '../json-values.ts';
+import { McpbenchError } from '../errors.ts';
 
 export const DEFAULT_MAX_TRIES = 1000;
 
 /** A mistake in the template itself, at a path of the template document. */
-export class TemplateError extends Error {
+export class TemplateError extends McpbenchError {
+  static override readonly code: string = 'template';
   constructor(
     message: string,
     readonly path: JsonPath,
@@ -29,7 +31,9 @@ export class TemplateError extends Error {
 }
 
 /** A constraint that redrawing could not meet. */
-export class UnsatisfiableError extends TemplateError {}
+export class UnsatisfiableError extends TemplateError {
+  static override readonly code: string = 'template-unsatisfiable';
+}
 
 /** The kind of a parameter: its first key that names a kind. */
 export function parameterKind(spec: object): ParameterKind | undefined {

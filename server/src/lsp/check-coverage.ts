@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Coverage } from '../predicates/coverage.ts';
-import { CHECKS_FILE, readChecks } from '../runner/store.ts';
+import { CHECKS_FILE, readChecks } from '../record/run-folder.ts';
 
 /** What the latest check run says about one task. */
 export interface TaskCheckSummary {

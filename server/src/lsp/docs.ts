@@ -3,6 +3,7 @@
  * and the task schema: one text for hover and for completion items alike.
  */
 import type { PredicateInfo, ToolInfo } from '../mcp/registry.ts';
+import { exposedName } from '../mcp/names.ts';
 import { describeType, requiredKeys, schemaProperties, type Schema } from './json-context.ts';
 import type { KeyInfo } from './task-format.ts';
 
@@ -34,7 +35,7 @@ export function toolMarkdown(qualified: string, info: ToolInfo): string {
   const hints = declaration.annotations;
   if (hints?.readOnlyHint) lines.push('', 'Read-only.');
   else if (hints?.destructiveHint) lines.push('', 'Destructive.');
-  lines.push('', `The agent sees it as \`${qualified.replace('.', '_')}\`.`);
+  lines.push('', `The agent sees it as \`${exposedName(qualified)}\`.`);
   return lines.join('\n');
 }
 

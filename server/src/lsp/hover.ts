@@ -5,11 +5,12 @@
  */
 import { MarkupKind, type Hover } from 'vscode-languageserver';
 import type { Registry } from '../mcp/registry.ts';
-import type { JsonDocument, JsonPath } from '../tasks/document.ts';
-import { canonicalHash } from '../tasks/hash.ts';
+import type { JsonDocument } from '../tasks/document.ts';
+import { canonicalHash } from '../canonical-json.ts';
 import { argumentMarkdown, keyMarkdown, predicateMarkdown, toolMarkdown } from './docs.ts';
 import { classifyPath, objectOf, rangeOf, requiredKeys, schemaProperties, stringNodeAt, valueAt } from './json-context.ts';
 import { definition, formatKey, type FormatObject } from './task-format.ts';
+import type { JsonPath } from '../json-values.ts';
 
 export interface HoverFileInfo {
   /** How to name this file to the reader (a workspace-relative path). */

@@ -5,10 +5,11 @@
  */
 import { findNodeAtOffset, getNodePath, type Node } from 'jsonc-parser';
 import type { Range } from 'vscode-languageserver';
-import type { JsonDocument, JsonPath } from '../tasks/document.ts';
+import type { JsonDocument } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
 import type { Registry } from '../mcp/registry.ts';
-import { taskNamespaces } from '../tasks/model.ts';
+import type { JsonPath } from '../json-values.ts';
+import { taskNamespaces } from '../tasks/vocabulary.ts';
 
 export type SolutionKey = 'reference_solutions' | 'counterexamples';
 

@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, type CodeLens } from 'vscode-languageserver';
 import { BATCH_FILE } from '../generator/batch.ts';
-import { canonicalHash } from '../tasks/hash.ts';
+import { canonicalHash } from '../canonical-json.ts';
 import type { JsonDocument } from '../tasks/document.ts';
 import type { CheckRuns } from './check-coverage.ts';
 import type { Coverage } from '../predicates/coverage.ts';

@@ -21,13 +21,12 @@ import {
 } from 'vscode-languageserver';
 import { rawOffset } from '../generator/lint-template.ts';
 import { findPlaceholders } from '../generator/placeholders.ts';
-import type { Registry } from '../mcp/registry.ts';
-import { splitQualified } from '../mcp/registry.ts';
+import { type Registry, splitQualified } from '../mcp/registry.ts';
 import { JsonDocument } from '../tasks/document.ts';
-import { TASK_ID_PATTERN } from '../tasks/model.ts';
 import { classifyPath, rangeOf, stringNodeAt } from './json-context.ts';
 import { indexFile, occurrenceAt, type Occurrence } from './symbol-index.ts';
 import { fileKey, type Workspace, type WorkspaceFile } from './workspace.ts';
+import { TASK_ID_PATTERN } from '../tasks/vocabulary.ts';
 
 type Position = { line: number; character: number };
 

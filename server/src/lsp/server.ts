@@ -17,7 +17,9 @@ import {
 } from 'vscode-languageserver';
 import { loadRegistry } from '../mcp/registry.ts';
 import { CheckRuns } from './check-coverage.ts';
-import { FILE_STATUS_REQUEST, getLanguageService, WORKSPACE_INDEXED_REQUEST, type FileStatus, type LanguageService, type OpenFile } from './service.ts';
+import { runHistory, runView } from '../engine/history.ts';
+import { FILE_STATUS_REQUEST, RUN_HISTORY_REQUEST, RUN_VIEW_REQUEST, WORKSPACE_INDEXED_REQUEST, type FileStatus, type RunSummary, type RunView } from '../engine/protocol.ts';
+import { getLanguageService, type LanguageService, type OpenFile } from './service.ts';
 import { documentKind, Workspace } from './workspace.ts';
 
 export const DEFAULT_DEBOUNCE_MS = 150;
@@ -178,6 +180,15 @@ export function startServer(connection: Connection): void {
   connection.onRequest(FILE_STATUS_REQUEST, async (params: { uri: string }): Promise<FileStatus> =>
     (await ready) && service ? service.fileStatus(params.uri) : { kind: 'other', label: params.uri, errors: [{ line: 1, code: 'server', message: 'the namespace schemas did not load (see the MCPBench output)' }] },
   );
+  // The runner panel's history: run folders read through the record and derived as every reader derives them.
+  connection.onRequest(RUN_HISTORY_REQUEST, (params: { directory: string; limit?: number }): RunSummary[] => runHistory(params.directory, params.limit));
+  connection.onRequest(RUN_VIEW_REQUEST, async (params: { directory: string }): Promise<RunView | { error: string }> => {
+    try {
+      return runView(params.directory);
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  });
 
   documents.listen(connection);
   connection.listen();

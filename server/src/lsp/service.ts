@@ -23,6 +23,7 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { FileStatus } from '../engine/protocol.ts';
 import type { Registry } from '../mcp/registry.ts';
 import type { JsonDocument } from '../tasks/document.ts';
 import { lintTask } from '../tasks/lint.ts';
@@ -45,21 +46,6 @@ export interface OpenFile {
   /** The editor's text document (for the JSON editing features). */
   textDocument: TextDocument;
 }
-
-/** What the editor asks before it runs a file: is it a task, and does it lint clean. */
-export interface FileStatus {
-  kind: 'task' | 'template' | 'other';
-  /** The task id, when it has one. */
-  id?: string;
-  /** The workspace-relative path, for messages. */
-  label: string;
-  /** Its lint errors (1-based lines), the set-wide duplicate-id rule included. */
-  errors: { line: number; code: string; message: string }[];
-}
-
-export const FILE_STATUS_REQUEST = 'mcpbench/fileStatus';
-/** Answered once every task and template file found so far is linted and indexed: `{ files }`. */
-export const WORKSPACE_INDEXED_REQUEST = 'mcpbench/workspaceIndexed';
 
 export interface LanguageService {
   doComplete(file: OpenFile, position: Position): CompletionItem[];

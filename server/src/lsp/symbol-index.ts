@@ -4,9 +4,10 @@
  * such index per file, opened or not, for go to definition, find references, rename and workspace symbols.
  */
 import type { Range } from 'vscode-languageserver';
-import type { JsonDocument, JsonPath } from '../tasks/document.ts';
+import type { JsonDocument } from '../tasks/document.ts';
 import { isObject } from '../tasks/schema-check.ts';
 import { leaves, parsePredicate } from '../predicates/tree.ts';
+import type { JsonPath } from '../json-values.ts';
 
 export type SymbolCategory = 'task' | 'template' | 'tool' | 'predicate';
 

@@ -5,7 +5,7 @@
  */
 import { ToolError } from './namespace.ts';
 
-export interface CustomerRecord {
+interface CustomerRecord {
   id: string;
   name: string;
   email?: string;

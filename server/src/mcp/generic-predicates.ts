@@ -10,8 +10,8 @@
  *   there" without writing it out.
  */
 import { deepEqual, resolvePointer } from '../json-values.ts';
-import type { PredicateDeclaration } from '../tasks/model.ts';
 import type { PredicateContext, PredicateFunction, Verdict } from './namespace.ts';
+import type { PredicateDeclaration } from './server-file.ts';
 
 const EVIDENCE_CHARS = 400;
 
@@ -27,7 +27,7 @@ function same(a: { found: boolean; value?: unknown }, b: { found: boolean; value
 }
 
 /** Thrown when the evaluation has no state to compare with: the leaf is undecided, never silently false. */
-export class MissingComparisonState extends Error {}
+class MissingComparisonState extends Error {}
 
 const POINTER = {
   type: 'string',
@@ -35,7 +35,7 @@ const POINTER = {
   description: 'An RFC 6901 JSON pointer into the namespace\'s state as `initial_state.<ns>` is written (`""` is the whole state; `/` separates keys, `~1` is a `/` inside a key).',
 };
 
-export interface GenericPredicate {
+interface GenericPredicate {
   name: string;
   /** The declaration as a namespace file would write it, for a namespace whose state has these top-level keys. */
   declare(stateKeys: string[]): PredicateDeclaration;

@@ -6,11 +6,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../tasks/ajv.ts';
-import { ServerFileSchema, type PredicateDeclaration, type ServerFile, type ToolDeclaration } from '../tasks/model.ts';
+import { createAjv } from '../ajv.ts';
 import { schemasDir } from '../paths.ts';
 import { GENERIC_PREDICATES } from './generic-predicates.ts';
 import type { NamespacePlugin, PredicateFunction } from './namespace.ts';
+import { ServerFileSchema, type PredicateDeclaration, type ServerFile, type ToolDeclaration } from './server-file.ts';
+import { splitQualified } from './names.ts';
+import { McpbenchError } from '../errors.ts';
+
+// Callers have always found it here; names.ts keeps it with the other qualified-name helpers.
+export { splitQualified };
 
 export interface ToolInfo {
   namespace: string;
@@ -75,12 +80,9 @@ export class Registry {
   }
 }
 
-export function splitQualified(qualified: string): [string, string | undefined] {
-  const dot = qualified.indexOf('.');
-  return dot < 0 ? [qualified, undefined] : [qualified.slice(0, dot), qualified.slice(dot + 1)];
+export class RegistryError extends McpbenchError {
+  static override readonly code: string = 'registry';
 }
-
-export class RegistryError extends Error {}
 
 /** Loads a namespace's plug-in code; esbuild bundles every `./<ns>/index.ts` this pattern can match. */
 async function importPlugin(namespace: string): Promise<NamespacePlugin | undefined> {
@@ -107,7 +109,7 @@ export function loadRegistry(options: { only?: string } = {}): Promise<Registry>
   return (defaultRegistry ??= loadRegistryFrom(join(schemasDir(), 'servers')));
 }
 
-export interface RegistryOptions {
+interface RegistryOptions {
   /**
    * Compile every schema now (and fail now on a bad one). By default each validator compiles on first use:
    * a server process serving one namespace then pays for that namespace only, not for all of them.

@@ -14,9 +14,9 @@ import type { NamespaceInfo } from './registry.ts';
 
 /** One tool's implementation: arguments (already validated against its input schema) in, a JSON-serialisable result (or text) out. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ServedTool = (args: any) => unknown;
+type ServedTool = (args: any) => unknown;
 
-export interface ToolService {
+interface ToolService {
   /** Implementations by bare tool name. A name the namespace file does not declare is never called. */
   handlers: Record<string, ServedTool>;
   /**
@@ -27,12 +27,12 @@ export interface ToolService {
 }
 
 /** The tools as MCP lists them: the declarations of the namespace file, field for field. */
-export function declaredTools(info: NamespaceInfo): Tool[] {
+function declaredTools(info: NamespaceInfo): Tool[] {
   return info.server.tools.map((declaration) => declaration as unknown as Tool);
 }
 
 /** A result as the agent sees it: text (a string as is, anything else as pretty JSON), and an object also as structuredContent. */
-export function toolResult(result: unknown, isError = false): CallToolResult {
+function toolResult(result: unknown, isError = false): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: typeof result === 'string' ? result : JSON.stringify(result, null, 2) }];
   if (isError) return { content, isError: true };
   return typeof result === 'object' && result !== null && !Array.isArray(result) ? { content, structuredContent: result as Record<string, unknown> } : { content };
@@ -44,7 +44,7 @@ const toolErrorText = (error: unknown): string | undefined => (error instanceof 
  * Answers one call: the checks and the error mapping, without a server (the MCP handler below calls it, and
  * so can anything that must behave exactly as the served tools do).
  */
-export async function callServedTool(info: NamespaceInfo, service: ToolService, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+async function callServedTool(info: NamespaceInfo, service: ToolService, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const tool = info.tools.get(name);
   const handler = Object.hasOwn(service.handlers, name) ? service.handlers[name] : undefined;
   if (!tool || !handler) return toolResult(new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`).message, true);
@@ -61,7 +61,7 @@ export async function callServedTool(info: NamespaceInfo, service: ToolService, 
   }
 }
 
-export interface ServedTools {
+interface ServedTools {
   /** Runs `work` after every call queued so far, in the same queue (a server's shutdown: flush, close). */
   afterCalls(work: () => Promise<void>): Promise<void>;
 }

@@ -11,10 +11,13 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { NamespacePlugin } from './namespace.ts';
 import type { NamespaceInfo } from './registry.ts';
 import { serveTools } from './serve-tools.ts';
+import { McpbenchError } from '../errors.ts';
 
 export const STATE_FILE = 'state.json';
 
-export class StateError extends Error {}
+export class StateError extends McpbenchError {
+  static override readonly code: string = 'invalid-state';
+}
 
 /** Checks an initial state against the namespace's state schema; the message names the bad value's path. */
 export function assertValidState(info: NamespaceInfo, state: unknown): void {

@@ -3,9 +3,9 @@
  * passing run. An `any` branch no passing solution ever took is a solution path the task claims to admit
  * but nobody has shown to work; a leaf never true is a check nobody has seen pass.
  */
-import type { JsonPath } from '../tasks/document.ts';
-import type { NodeVerdict } from './evaluate.ts';
 import { walk, type PredicateNode } from './tree.ts';
+import type { NodeVerdict } from '../record/schema.ts';
+import type { JsonPath } from '../json-values.ts';
 
 export interface CoverageItem {
   path: JsonPath;

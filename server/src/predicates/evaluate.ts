@@ -4,24 +4,9 @@
  * still decide whatever the decided leaves settle. Every node keeps its value and its evidence, for the
  * verdict trees reports and the editor show.
  */
-import type { JsonPath } from '../tasks/document.ts';
 import type { Registry } from '../mcp/registry.ts';
 import type { PredicateNode } from './tree.ts';
-
-export type Truth = boolean | undefined;
-
-export interface NodeVerdict {
-  path: JsonPath;
-  kind: PredicateNode['kind'];
-  /** For leaves: `<ns>.<predicate>`. */
-  name?: string;
-  value: Truth;
-  evidence?: unknown;
-  /** Why a leaf could not be decided. */
-  undecided?: string;
-  children?: NodeVerdict[];
-}
-
+import type { Truth, NodeVerdict } from '../record/schema.ts';
 export type LeafEvaluator = (leaf: Extract<PredicateNode, { kind: 'leaf' }>) => { value: Truth; evidence?: unknown; undecided?: string };
 
 export function evaluate(node: PredicateNode, evaluateLeaf: LeafEvaluator): NodeVerdict {

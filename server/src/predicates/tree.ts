@@ -2,8 +2,8 @@
  * The predicate tree of a task, parsed from its JSON value with the path of every node, and the structural
  * problems found on the way. Independent of documents and ranges: callers place problems by path.
  */
-import type { JsonPath } from '../tasks/document.ts';
-import { QUALIFIED_NAME_PATTERN } from '../tasks/model.ts';
+import type { JsonPath } from '../json-values.ts';
+import { QUALIFIED_NAME_PATTERN, splitQualified } from '../mcp/names.ts';
 
 export type PredicateNode =
   | { kind: 'all' | 'any'; path: JsonPath; children: PredicateNode[] }
@@ -57,8 +57,8 @@ export function parsePredicate(value: unknown, path: JsonPath, problems: Structu
   if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
     problems.push({ path: innerPath, target: 'value', code: 'invalid-predicate', message: `the arguments of \`${key}\` must be an object (use \`{}\` for none)` });
   }
-  const dot = key.indexOf('.');
-  return { kind: 'leaf', path, name: key, namespace: key.slice(0, dot), predicate: key.slice(dot + 1), args: inner };
+  const [namespace, predicate = ''] = splitQualified(key);
+  return { kind: 'leaf', path, name: key, namespace, predicate, args: inner };
 }
 
 export function leaves(node: PredicateNode): LeafNode[] {

@@ -21,11 +21,10 @@
 import { hostname } from 'node:os';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { boxSealer, isSealedSource, keyFromEnvironment, type BoxSealer, type SealKey } from '../generator/seal.ts';
+import { boxSealer, isSealedSource, keyFromEnvironment, type BoxSealer, type SealKey } from '../tasks/seal.ts';
 import { agentEndpoint } from '../runner/agents/registry.ts';
 import { specWorkUnit, unrunEpisode, type EpisodeSpec } from '../runner/episode.ts';
 import { pendingSpecs, type ExecuteOptions, type Executor } from '../runner/run.ts';
-import { episodeRecordProblem, isScored, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
 import {
   jobIdFor,
   KEY_PREFIX,
@@ -44,7 +43,9 @@ import {
   type PayloadContext,
   type QueueEntry,
 } from './protocol.ts';
-import { checkRedis, connect, infoField, QueueError, redisTarget, type RedisTarget } from './redis.ts';
+import { checkRedis, connect, infoField, QueueError, redisFailure, redisTarget, type RedisTarget } from './redis.ts';
+import { episodeRecordProblem, type EpisodeError, type EpisodeRecord } from '../record/schema.ts';
+import { isScored } from '../record/work-units.ts';
 
 export interface QueueExecutorOptions {
   /** `redis://HOST:PORT` */
@@ -204,6 +205,8 @@ class Coordinator {
       if (this.units.size > 0) await finished;
       if (this.failure) throw this.failure;
       if (this.units.size === 0) await this.connection.publish(RUN_FINISHED_CHANNEL, this.runId).catch(() => 0);
+    } catch (error) {
+      throw redisFailure(error, this.target);
     } finally {
       closing = true;
       for (const timer of timers) clearInterval(timer);

@@ -17,12 +17,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { BoxSealer, SealedBox } from '../generator/seal.ts';
+import type { BoxSealer, SealedBox } from '../tasks/seal.ts';
 import type { EpisodeSpec } from '../runner/episode.ts';
-import { EpisodeErrorSchema, EpisodeRecordSchema, GoalPerturbationSchema, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
-import { FAULT_TYPES, type FaultProfile } from '../runner/types.ts';
-import type { FaultOptions } from '../runner/faults.ts';
 import { QueueError } from './redis.ts';
+import { FAULT_TYPES, type FaultProfile, type FaultOptions } from '../record/faults.ts';
+import { EpisodeErrorSchema, EpisodeRecordSchema, GoalPerturbationSchema, type EpisodeError, type EpisodeRecord } from '../record/schema.ts';
+import { McpbenchError } from '../errors.ts';
 
 /** The message format; a worker reads the jobs of its own mcpbench version, whose protocol is this one. */
 export const QUEUE_PROTOCOL = 1 as const;
@@ -201,7 +201,8 @@ export function makePayload(spec: EpisodeSpec, workUnit: string, attempt: number
 }
 
 /** Why a job's payload could not be read: `sealed` when it needs the set key (missing or wrong). */
-export class PayloadError extends Error {
+export class PayloadError extends McpbenchError {
+  static override readonly code: string = 'job-payload';
   constructor(
     message: string,
     readonly sealed: boolean,

@@ -3,14 +3,14 @@
  * anything starts (reachable, a version BullMQ supports, an eviction policy that never drops a job).
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { McpbenchError } from '../errors.ts';
 
 /** What stops a queue from starting; the CLI reports it as an I/O error (exit 2). */
-export class QueueError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'redis-url' | 'redis-unreachable' | 'redis-version' | 'redis-eviction' | 'sealed-key' | 'run-id',
-  ) {
-    super(message);
+export class QueueError extends McpbenchError {
+  static override readonly code: string = 'queue';
+  declare readonly code: 'redis-url' | 'redis-unreachable' | 'redis-version' | 'redis-eviction' | 'redis-oom' | 'redis-error' | 'sealed-key' | 'run-id';
+  constructor(message: string, code: QueueError['code']) {
+    super(message, { code });
   }
 }
 
@@ -79,7 +79,9 @@ export async function checkRedis(target: RedisTarget, timeoutMs = 5_000): Promis
       await redis.connect();
     } catch (error) {
       const reason = (lastError ?? (error as Error)).message || String(error);
-      throw new QueueError(`cannot reach Redis at ${target.display}: ${reason}`, 'redis-unreachable');
+      // ioredis says "Stream isn't writeable" when the connection never opened (a host that does not answer).
+      const why = /stream isn't writeable|ETIMEDOUT|connect timeout/i.test(reason) ? `no answer within ${Math.round(timeoutMs / 1000)} s (is the host reachable, the port open?)` : reason;
+      throw new QueueError(`cannot reach Redis at ${target.display}: ${why}`, 'redis-unreachable');
     }
     const server = await redis.info('server');
     const version = infoField(server, 'redis_version') ?? '0.0.0';
@@ -92,4 +94,16 @@ export async function checkRedis(target: RedisTarget, timeoutMs = 5_000): Promis
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * What Redis refused while a queue ran, as a QueueError with a message for people (no stack trace): out of
+ * memory (maxmemory reached) or any other error reply. Anything else is returned as it was.
+ */
+export function redisFailure(error: unknown, target: RedisTarget): unknown {
+  if (error instanceof QueueError || !(error instanceof Error) || error.name !== 'ReplyError') return error;
+  if (/^OOM\b/.test(error.message)) {
+    return new QueueError(`Redis at ${target.display} is out of memory (${error.message.split('\n')[0]}); finished episodes are saved in the run folder: free memory or raise maxmemory, then go on with --resume`, 'redis-oom');
+  }
+  return new QueueError(`Redis at ${target.display} refused a command: ${error.message.split('\n')[0]}`, 'redis-error');
 }

@@ -25,15 +25,15 @@ import { randomBytes } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pLimit from 'p-limit';
-import { boxSealer, keyFromEnvironment, type BoxSealer } from '../generator/seal.ts';
+import { boxSealer, keyFromEnvironment, type BoxSealer } from '../tasks/seal.ts';
 import type { Registry } from '../mcp/registry.ts';
+import { namespacesOf } from '../mcp/names.ts';
 import { AgentOptionsError, createAgent } from '../runner/agents/registry.ts';
 import type { Agent } from '../runner/agents/agent.ts';
 import { POOL_EXTRA, prepareEpisode, removeLeftoverSandboxes, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from '../runner/episode.ts';
 import type { SandboxBackend } from '../runner/sandbox.ts';
-import type { EpisodeError } from '../runner/store.ts';
-import { canonicalHash } from '../tasks/hash.ts';
-import { TaskSchema, taskNamespaces } from '../tasks/model.ts';
+import { canonicalHash } from '../canonical-json.ts';
+import { TaskSchema } from '../tasks/model.ts';
 import {
   KEY_PREFIX,
   makeResult,
@@ -51,6 +51,8 @@ import {
   type JobResult,
 } from './protocol.ts';
 import { checkRedis, connect, redisTarget, type RedisTarget } from './redis.ts';
+import type { EpisodeError } from '../record/schema.ts';
+import { taskNamespaces } from '../tasks/vocabulary.ts';
 
 export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_STALL_CHECK_MS = 15_000;
@@ -233,7 +235,7 @@ class EpisodeWorker implements QueueWorker {
     if (!task.success || canonicalHash(episode.task) !== episode.task_hash) {
       return refuse({ code: 'harness', message: `worker ${this.host}: the job's task does not match its hash ${episode.task_hash.slice(0, 12)}` }, sealer);
     }
-    const names = new Set([...taskNamespaces(task.data), ...task.data.available_tools.map((tool) => tool.slice(0, tool.indexOf('.')))]);
+    const names = new Set([...taskNamespaces(task.data), ...namespacesOf(task.data.available_tools)]);
     const unknown = [...names].find((name) => !this.options.registry.get(name));
     if (unknown) {
       return refuse({ code: 'server-start', namespace: unknown, message: `worker ${this.host} cannot start namespace ${unknown}: this mcpbench ${this.options.version} has no server for it` }, sealer);

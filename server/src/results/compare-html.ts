@@ -4,7 +4,7 @@
  * per-namespace and per-category deltas with their intervals, and the failure modes of each side.
  */
 import { CLIENT_HELPERS, html, renderPage, STYLE, type PlotAssets } from '../scoring/report-html.ts';
-import { FAILURE_MODE_INFO } from './failure-modes.ts';
+import { FAILURE_MODE_INFO } from '../scoring/failure-modes.ts';
 import { oddsText, type Comparison } from './compare.ts';
 
 export function renderComparisonHtml(comparison: Comparison, assets: PlotAssets, title = 'MCPBench comparison'): string {

@@ -12,11 +12,12 @@
  * conditional odds ratio and its interval; Holm-adjusted over the pairs (or BH). Per namespace and category,
  * the same paired bootstrap, adjusted over all those deltas with Benjamini-Hochberg (or Holm).
  */
-import type { Interval } from '../scoring/metrics.ts';
-import { passHatK } from '../scoring/metrics.ts';
+import { type Interval, passHatK } from '../scoring/metrics.ts';
 import type { ResultsDb } from './db.ts';
-import { countModes, FAILURE_MODES, type FailureMode } from './failure-modes.ts';
+import { configurationText } from './configuration.ts';
+import { countModes, FAILURE_MODES, type FailureMode } from '../scoring/failure-modes.ts';
 import { adjustPValues, mcnemarExact, pairedBootstrap, type Correction, type McNemar, type PairedBootstrap } from './stats.ts';
+import { McpbenchError } from '../errors.ts';
 
 export interface CompareOptions {
   k?: number;
@@ -68,8 +69,12 @@ export interface PairComparison {
   /** B - A in per-task success rate, paired over tasks. */
   success: PairedBootstrap | null;
   mcnemar: McNemar;
-  p_adjusted: { bootstrap: number | null; mcnemar: number };
+  /** Null when the pair has fewer than MIN_TEST_TASKS common tasks: no test is claimed. */
+  p_adjusted: { bootstrap: number | null; mcnemar: number | null };
 }
+
+/** Below this many tasks no difference is tested (or called significant): the interval is shown alone. */
+export const MIN_TEST_TASKS = 6;
 
 export interface GroupDelta {
   a: string;
@@ -93,7 +98,9 @@ export interface Comparison {
   warnings: string[];
 }
 
-export class CompareError extends Error {}
+export class CompareError extends McpbenchError {
+  static override readonly code: string = 'compare';
+}
 
 export interface EpisodeFacts {
   task_hash: string;
@@ -113,10 +120,21 @@ export interface EpisodeFacts {
 export async function resolveSide(db: ResultsDb, selector: string, options: Pick<CompareOptions, 'set' | 'month'> = {}): Promise<{ label: string; runs: string[] }> {
   const run = await db.selectFrom('runs').select(['run_id', 'agent_label']).where('run_id', '=', selector).executeTakeFirst();
   if (run) return { label: `${run.agent_label} (${run.run_id})`, runs: [run.run_id] };
-  let query = db.selectFrom('runs').select('run_id').where('agent_label', '=', selector);
+  let query = db.selectFrom('runs').select(['run_id', 'set_name', 'month', 'configuration']).where('agent_label', '=', selector);
   if (options.set) query = query.where('set_name', '=', options.set);
   if (options.month) query = query.where('month', '=', options.month);
-  const runs = (await query.orderBy('run_id').execute()).map((r) => r.run_id);
+  const found = await query.orderBy('run_id').execute();
+  const runs = found.map((r) => r.run_id);
+  // Like for like: one side pools runs of one set, month and configuration only.
+  const kinds = new Map<string, string[]>();
+  for (const r of found) {
+    const key = `${r.set_name ?? 'unnamed set'} ${r.month}, ${configurationText(r.configuration)}`;
+    kinds.set(key, [...(kinds.get(key) ?? []), r.run_id]);
+  }
+  if (kinds.size > 1) {
+    const listed = [...kinds].map(([key, ids]) => `${key}: ${ids.join(', ')}`).join('; ');
+    throw new CompareError(`${selector}: its runs measured unlike things and are not pooled into one side (${listed}); name runs by id, or narrow with --set / --month`);
+  }
   if (runs.length === 0) {
     const known = (await db.selectFrom('runs').select(['agent_label']).distinct().orderBy('agent_label').execute()).map((r) => r.agent_label);
     throw new CompareError(`${selector}: no run with this id and no agent with this label${options.set || options.month ? ` in ${[options.set, options.month].filter(Boolean).join(' ')}` : ''} in the results database (agents: ${known.join(', ') || 'none'})`);
@@ -194,7 +212,7 @@ const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
 export function summarizeSide(label: string, runs: string[], episodes: readonly EpisodeFacts[], tasks: Map<string, TaskStats>, bootstrap: { resamples: number; seed: number; confidence: number }): SideSummary {
   const stats = [...tasks.values()];
   const rates = stats.map((t) => t.passed / t.episodes);
-  const interval = pairedBootstrap(rates, { ...bootstrap, label: `side:${label}` });
+  const interval = pairedBootstrap(rates, { ...bootstrap, label: `side:${label}`, bounds: [0, 1] });
   const withK = stats.filter((t) => t.passK !== null);
   const costs = episodes.filter((e) => e.cost_usd !== null);
   const tokens = episodes.filter((e) => e.tokens !== null);
@@ -282,11 +300,16 @@ export async function compare(db: ResultsDb, selectors: readonly string[], optio
   const pairMethod = correction ?? 'holm';
   const groupMethod = correction ?? 'bh';
   // One family of tests per kind: the pairs' bootstrap and McNemar tests together, and the group deltas.
-  const pairP = pairs.flatMap((p) => [p.success?.p ?? 1, p.mcnemar.p]);
-  const pairAdjusted = adjustPValues(pairP, pairMethod);
-  pairs.forEach((p, i) => (p.p_adjusted = { bootstrap: p.success ? pairAdjusted[2 * i]! : null, mcnemar: pairAdjusted[2 * i + 1]! }));
-  const deltaAdjusted = adjustPValues(deltas.map((d) => d.delta?.p ?? 1), groupMethod);
-  deltas.forEach((d, i) => (d.p_adjusted = d.delta ? deltaAdjusted[i]! : null));
+  // Only comparisons over at least MIN_TEST_TASKS tasks are tested; the others are left out of the families.
+  const testedPairs = pairs.filter((p) => p.tasks >= MIN_TEST_TASKS);
+  const pairAdjusted = adjustPValues(testedPairs.flatMap((p) => [p.success?.p ?? 1, p.mcnemar.p]), pairMethod);
+  pairs.forEach((p) => (p.p_adjusted = { bootstrap: null, mcnemar: null }));
+  testedPairs.forEach((p, i) => (p.p_adjusted = { bootstrap: p.success ? pairAdjusted[2 * i]! : null, mcnemar: pairAdjusted[2 * i + 1]! }));
+  const testedDeltas = deltas.filter((d) => d.delta && d.tasks >= MIN_TEST_TASKS);
+  const deltaAdjusted = adjustPValues(testedDeltas.map((d) => d.delta!.p), groupMethod);
+  testedDeltas.forEach((d, i) => (d.p_adjusted = deltaAdjusted[i]!));
+  const untested = pairs.filter((p) => p.tasks < MIN_TEST_TASKS).length + deltas.filter((d) => d.tasks < MIN_TEST_TASKS).length;
+  if (untested) warnings.push(`${untested} comparison(s) over fewer than ${MIN_TEST_TASKS} tasks: not tested, no significance claimed`);
 
   return { k, correction: { pairs: pairMethod, groups: groupMethod }, bootstrap, sides: summaries, tasks, cells, pairs, deltas, warnings };
 }
@@ -343,7 +366,7 @@ export function comparisonText(c: Comparison, options: { alpha?: number; maxTask
           pval(p.mcnemar.p),
           pval(p.p_adjusted.mcnemar),
           oddsText(p.mcnemar),
-          (p.p_adjusted.bootstrap ?? 1) < alpha || p.p_adjusted.mcnemar < alpha ? 'significant' : '',
+          p.p_adjusted.mcnemar === null ? `untested (< ${MIN_TEST_TASKS} tasks)` : (p.p_adjusted.bootstrap ?? 1) < alpha || p.p_adjusted.mcnemar < alpha ? 'significant' : '',
         ]),
       ]),
     );
@@ -351,7 +374,7 @@ export function comparisonText(c: Comparison, options: { alpha?: number; maxTask
     out.push(
       table([
         ['A', 'B', 'group', 'tasks', 'delta', '95% CI', 'p adj.', ''],
-        ...c.deltas.map((d) => [d.a, d.b, `${d.group} ${d.key}`, String(d.tasks), d.delta ? signedPct(d.delta.mean) : 'n/a', interval(d.delta?.ci), pval(d.p_adjusted), (d.p_adjusted ?? 1) < alpha ? 'significant' : '']),
+        ...c.deltas.map((d) => [d.a, d.b, `${d.group} ${d.key}`, String(d.tasks), d.delta ? signedPct(d.delta.mean) : 'n/a', interval(d.delta?.ci), pval(d.p_adjusted), d.tasks < MIN_TEST_TASKS ? `untested (< ${MIN_TEST_TASKS} tasks)` : (d.p_adjusted ?? 1) < alpha ? 'significant' : '']),
       ]),
     );
   }

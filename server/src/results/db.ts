@@ -3,14 +3,16 @@
  * a PostgreSQL server with `postgres://...`: one dialect, the same migrations, the same queries. Opening
  * migrates to the latest schema.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
+import { FolderLockError, lockFolder, type FolderLock } from '../folder-lock.ts';
 import pg from 'pg';
 import { migrationProvider } from './migrations.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { ResultsDatabase } from './schema.ts';
+import { McpbenchError } from '../errors.ts';
 
 /** Where `--db` points when it is not given: a PGlite data folder beside the run folders. */
 export const DEFAULT_DB_PATH = 'runs/results.pglite';
@@ -24,9 +26,46 @@ export interface OpenedDb {
   /** What was opened, with any password hidden. */
   location: string;
   close(): Promise<void>;
+  /** The lock held on a PGlite folder while it is open (released by close). */
+  lock?: FolderLock;
 }
 
-export class ResultsDbError extends Error {}
+/** An error's message, whatever was thrown (PGlite and pg may throw plain objects). */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === 'object' && 'message' in error && typeof error.message === 'string') return error.message;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+export class ResultsDbError extends McpbenchError {
+  static override readonly code: string = 'results-db';
+  constructor(
+    message: string,
+    readonly kind: 'target' | 'locked' | 'open' | 'migrate' = 'open',
+  ) {
+    super(message);
+  }
+}
+
+export interface OpenDbOptions {
+  /** What the opener does, for the message a second opener of the same PGlite folder gets. */
+  purpose?: string;
+  /** How long to wait for another process to let go of a PGlite folder (default 120 s, MCPBENCH_DB_WAIT_MS). */
+  waitMs?: number;
+}
+
+/** Why `target` cannot name a results database (a folder, postgres:// or postgresql://, memory://), or undefined. */
+export function dbTargetProblem(target: string, cwd = process.cwd()): string | undefined {
+  if (isPostgresUrl(target) || target === 'memory://') return undefined;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return `--db ${target.replace(/\/\/[^@/]*@/, '//***@')}: not a database this tool opens: use a folder (PGlite) or postgres:// / postgresql://`;
+  const path = resolve(cwd, target);
+  if (existsSync(path) && !statSync(path).isDirectory()) return `--db ${path}: a file, not a PGlite folder: name a folder (it is created) or a postgres:// URL`;
+  return undefined;
+}
 
 export const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target);
 
@@ -53,8 +92,11 @@ const pgTypes = {
  * in-memory PGlite, for tests and one-off comparisons), or a folder for PGlite (default runs/results.pglite,
  * or MCPBENCH_RESULTS_DB), relative to `cwd`.
  */
-export async function openResultsDb(target: string | undefined, cwd = process.cwd()): Promise<OpenedDb> {
+export async function openResultsDb(target: string | undefined, cwd = process.cwd(), options: OpenDbOptions = {}): Promise<OpenedDb> {
   const chosen = target ?? process.env[DB_ENV] ?? DEFAULT_DB_PATH;
+  const problem = dbTargetProblem(chosen, cwd);
+  if (problem) throw new ResultsDbError(problem, 'target');
+  let lock: FolderLock | undefined;
   let db: ResultsDb;
   let kind: OpenedDb['kind'];
   let location: string;
@@ -73,8 +115,23 @@ export async function openResultsDb(target: string | undefined, cwd = process.cw
       location = 'memory://';
     } else {
       location = resolve(cwd, chosen);
-      mkdirSync(location, { recursive: true });
-      pglite = new PGlite(location);
+      // PGlite is one process's database: two processes on one folder corrupt it, so one opener at a time.
+      const envWait = Number(process.env.MCPBENCH_DB_WAIT_MS);
+      const waitMs = options.waitMs ?? (Number.isFinite(envWait) && envWait >= 0 ? envWait : 120_000);
+      try {
+        lock = await lockFolder(location, { purpose: options.purpose ?? 'mcpbench results', waitMs });
+      } catch (error) {
+        if (error instanceof FolderLockError) throw new ResultsDbError(`the results database ${error.message}`, 'locked');
+        throw error;
+      }
+      try {
+        mkdirSync(location, { recursive: true });
+        pglite = new PGlite(location);
+        await pglite.waitReady;
+      } catch (error) {
+        await lock.release();
+        throw new ResultsDbError(`${location}: cannot open the results database: ${errorText(error)}`, 'open');
+      }
     }
     db = new Kysely<ResultsDatabase>({ dialect: new PGliteDialect(pglite) });
     kind = 'pglite';
@@ -83,14 +140,24 @@ export async function openResultsDb(target: string | undefined, cwd = process.cw
     const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-      throw new ResultsDbError(`${location}: migrating the results database failed${failed ? ` at ${failed}` : ''}: ${(error as Error).message ?? error}`);
+      throw new ResultsDbError(`${location}: migrating the results database failed${failed ? ` at ${failed}` : ''}: ${errorText(error)}`, 'migrate');
     }
   } catch (error) {
     await db.destroy().catch(() => undefined);
+    await lock?.release();
     if (error instanceof ResultsDbError) throw error;
-    throw new ResultsDbError(`${location}: cannot open the results database: ${(error as Error).message}`);
+    throw new ResultsDbError(`${location}: cannot open the results database: ${errorText(error)}`, 'open');
   }
-  return { db, kind, location, close: () => db.destroy() };
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      try {
+        await db.destroy();
+      } finally {
+        await lock?.release();
+      }
+    })());
+  return { db, kind, location, close, ...(lock ? { lock } : {}) };
 }
 
 /** The database's size on disk as PostgreSQL counts it (pg_database_size), in bytes. */
@@ -131,4 +198,15 @@ export async function schemaMarkdown(db: ResultsDb): Promise<string> {
     }
   }
   return out.join('\n') + '\n';
+}
+
+/** Opens the database, runs `work`, closes it (also when `work` throws). */
+export async function withResultsDb<T>(target: string | undefined, cwd: string, work: (opened: OpenedDb) => Promise<T>): Promise<T> {
+  let opened: OpenedDb | undefined;
+  try {
+    opened = await openResultsDb(target, cwd);
+    return await work(opened);
+  } finally {
+    await opened?.close();
+  }
 }

@@ -3,9 +3,11 @@
  * where recorded, each failed episode's failure mode) and rotation manifests (Historical-YYYY-MM.json) into
  * the results database.
  *
- * Idempotent: a run is identified by its run id and the SHA-256 of its run.json and journal (with its labels
- * and the version of the failure-mode rules); importing an unchanged folder again changes nothing, and a folder that changed (a resumed run) replaces its rows in one
- * transaction. Within a run an episode is identified by its work-unit key. Rotations are keyed by set and
+ * Idempotent: a run is identified by its run id and the fingerprint of its plan (run.json plan); its rows by
+ * the SHA-256 of its run.json and journal (with its labels and the version of the failure-mode rules).
+ * Importing an unchanged folder again changes nothing, and a folder that changed (a resumed run) replaces its
+ * rows in one transaction; but never one with another plan, nor one with fewer episodes or fewer scored ones
+ * (a partial copy): those are refused with the reason. Within a run an episode is identified by its work-unit key. Rotations are keyed by set and
  * month and inserted once.
  */
 import { createHash } from 'node:crypto';
@@ -13,15 +15,19 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Registry } from '../mcp/registry.ts';
-import type { NodeVerdict } from '../predicates/evaluate.ts';
 import { isHistoricalFileName, readHistoricalManifest } from '../generator/rotate.ts';
-import { computeScores, type ScoreOptions } from '../scoring/metrics.ts';
-import type { RunRecord as RunConfig } from '../runner/store.ts';
+import { deriveRun } from '../scoring/derive.ts';
+import type { ScoreOptions } from '../scoring/metrics.ts';
 import type { Task } from '../tasks/model.ts';
-import { callIsError, classifyFailure, FAILURE_RULES_VERSION, invalidArguments, requiredTools } from './failure-modes.ts';
+import { callIsError, FAILURE_RULES_VERSION, invalidArguments, requiredTools } from '../scoring/failure-modes.ts';
 import type { ResultsDb } from './db.ts';
-import { isRunFolder, loadRunTasks, openSourceRun, scoredEpisodes, type SourceEpisode, type SourceRun } from './run-source.ts';
+import { isRunFolder, openSourceRun, type SourceEpisode, type SourceRun } from './run-source.ts';
 import type { ResultsDatabase } from './schema.ts';
+import type { NodeVerdict, RunRecord as RunConfig } from '../record/schema.ts';
+import { loadRunTasks } from '../tasks/load.ts';
+import { McpbenchError } from '../errors.ts';
+import { runCompleteness, type Completeness } from '../record/work-units.ts';
+import { scoringConfiguration } from './configuration.ts';
 
 export interface ImportOptions {
   registry: Registry;
@@ -36,10 +42,23 @@ export interface ImportOptions {
 }
 
 export type ImportOutcome =
-  | { kind: 'run'; path: string; run_id: string; status: 'imported' | 'replaced' | 'unchanged'; episodes: number; calls: number; warnings: string[] }
+  | {
+      kind: 'run';
+      path: string;
+      run_id: string;
+      status: 'imported' | 'replaced' | 'unchanged' | 'refused';
+      episodes: number;
+      calls: number;
+      warnings: string[];
+      completeness: Completeness;
+      /** Why the folder was not imported (status refused): what the database holds would be lost. */
+      refused?: { code: 'fewer-episodes' | 'other-plan'; message: string };
+    }
   | { kind: 'rotation'; path: string; set: string; month: string; status: 'imported' | 'unchanged'; tasks: number };
 
-export class ImportError extends Error {}
+export class ImportError extends McpbenchError {
+  static override readonly code: string = 'results-import';
+}
 
 const MAX_JSON_CHARS = 100_000;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -148,6 +167,28 @@ async function insertChunked<T extends keyof ResultsDatabase>(tx: Transaction<Re
   }
 }
 
+interface Standing {
+  plan_fingerprint: string | null;
+  units: number;
+  unresolved_units: number;
+}
+
+/**
+ * Why a folder must not replace what the database holds for its run id: another plan (a different run under
+ * the same id), or fewer episodes, or fewer scored ones (a partial copy, an older copy). Undefined when it may.
+ */
+export function refusal(held: Standing & { directory: string }, incoming: Standing): { code: 'fewer-episodes' | 'other-plan'; message: string } | undefined {
+  if (held.plan_fingerprint && incoming.plan_fingerprint && held.plan_fingerprint !== incoming.plan_fingerprint) {
+    return { code: 'other-plan', message: `the database holds this run id with another plan (${held.plan_fingerprint.slice(0, 12)}, from ${held.directory}); this folder's plan is ${incoming.plan_fingerprint.slice(0, 12)}: not replaced` };
+  }
+  const heldScored = held.units - held.unresolved_units;
+  const scored = incoming.units - incoming.unresolved_units;
+  if (incoming.units < held.units || scored < heldScored) {
+    return { code: 'fewer-episodes', message: `the database holds ${held.units} episodes of this run (${heldScored} scored, from ${held.directory}); this folder has ${incoming.units} (${scored} scored): a partial or older copy does not replace it` };
+  }
+  return undefined;
+}
+
 /** Imports one run folder; see the module comment for identity and idempotence. */
 export async function importRun(db: ResultsDb, source: SourceRun, options: ImportOptions): Promise<ImportOutcome & { kind: 'run' }> {
   const config = source.config;
@@ -155,12 +196,15 @@ export async function importRun(db: ResultsDb, source: SourceRun, options: Impor
   // What the rows are derived from: the folder's bytes, how it is labelled, and the rules that derive them.
   const fingerprint = createHash('sha256').update(source.sha256).update(JSON.stringify(identity)).update(`failure-rules:${FAILURE_RULES_VERSION}`).digest('hex');
   const existing = await db.selectFrom('runs').select(['source_sha256']).where('run_id', '=', config.run_id).executeTakeFirst();
-  const episodes = scoredEpisodes(source.records);
-  const callCount = episodes.reduce((s, e) => s + (e.episode.calls?.length ?? 0), 0);
-  const outcome = { kind: 'run' as const, path: source.directory, run_id: config.run_id, episodes: episodes.length, calls: callCount, warnings: source.warnings };
-  if (existing?.source_sha256 === fingerprint) return { ...outcome, status: 'unchanged' };
-
   const tasks = loadRunTasks(config, options.tasks);
+  const derived = deriveRun({ config, episodes: source.records, warnings: source.warnings }, { tasks, registry: options.registry, ...(options.scoring ? { scoring: options.scoring } : {}) });
+  const episodes = derived.standing.map((episode) => ({ episode, attempts: derived.attempts.get(episode.work_unit)! }));
+  const callCount = episodes.reduce((s, e) => s + (e.episode.calls?.length ?? 0), 0);
+  const standing = runCompleteness(config, source.records);
+  const outcome = { kind: 'run' as const, path: source.directory, run_id: config.run_id, episodes: episodes.length, calls: callCount, warnings: source.warnings, completeness: standing.completeness };
+  if (existing?.source_sha256 === fingerprint) return { ...outcome, status: 'unchanged' };
+  const planFingerprint = config.plan?.fingerprint ?? null;
+
   const run_id = config.run_id;
   const taskRows = new Map<string, Insertable<ResultsDatabase['tasks']>>();
   const episodeRows: Insertable<ResultsDatabase['episodes']>[] = [];
@@ -171,7 +215,7 @@ export async function importRun(db: ResultsDb, source: SourceRun, options: Impor
     if (!taskRows.has(episode.task_hash)) taskRows.set(episode.task_hash, taskRow(episode, task));
     const calls = episode.calls ?? [];
     const invalid = calls.map((call) => invalidArguments(call, options.registry) !== undefined);
-    const diagnosis = classifyFailure(episode, task, options.registry);
+    const diagnosis = derived.diagnose(episode);
     episodeRows.push({
       run_id,
       work_unit: episode.work_unit,
@@ -234,10 +278,7 @@ export async function importRun(db: ResultsDb, source: SourceRun, options: Impor
     nodeRows.push(...verdictRows(run_id, episode.work_unit, episode.verdict));
   }
 
-  const scores = computeScores(
-    source.records.map((r) => ({ ...r, status: r.status === 'agent_error' ? ('failed' as const) : r.status })),
-    { seed: config.seed, ...options.scoring },
-  );
+  const { scores } = derived;
   const scoreRows: Insertable<ResultsDatabase['run_scores']>[] = [
     { run_id, metric: 'success_rate', k: null, value: scores.success_rate.value, ci_low: scores.success_rate.ci?.low ?? null, ci_high: scores.success_rate.ci?.high ?? null, numerator: scores.success_rate.numerator, denominator: scores.success_rate.denominator },
     ...scores.pass_k.map((p) => ({ run_id, metric: `pass^${p.k}`, k: p.k, value: p.value, ci_low: p.ci?.low ?? null, ci_high: p.ci?.high ?? null, numerator: null, denominator: p.tasks })),
@@ -246,7 +287,13 @@ export async function importRun(db: ResultsDb, source: SourceRun, options: Impor
     { run_id, metric: 'recovery_rate', k: null, value: scores.recovery_rate.value, ci_low: null, ci_high: null, numerator: scores.recovery_rate.numerator, denominator: scores.recovery_rate.denominator },
   ];
 
-  await db.transaction().execute(async (tx) => {
+  const decided = await db.transaction().execute(async (tx) => {
+    // One importer of a run at a time, deciding on what the database holds inside its own transaction.
+    await sql`select pg_advisory_xact_lock(hashtext(${`mcpbench-import:${run_id}`}))`.execute(tx);
+    const current = await tx.selectFrom('runs').select(['source_sha256', 'plan_fingerprint', 'units', 'unresolved_units', 'directory']).where('run_id', '=', run_id).executeTakeFirst();
+    if (current?.source_sha256 === fingerprint) return { status: 'unchanged' as const };
+    const refused = current && refusal(current, { plan_fingerprint: planFingerprint, units: standing.units, unresolved_units: standing.unresolved });
+    if (refused) return { status: 'refused' as const, refused };
     await tx.deleteFrom('runs').where('run_id', '=', run_id).execute();
     for (const row of taskRows.values()) {
       await tx
@@ -284,14 +331,21 @@ export async function importRun(db: ResultsDb, source: SourceRun, options: Impor
         config: jsonText(config),
         episode_records: source.records.length,
         warnings: jsonText(source.warnings),
+        plan_fingerprint: planFingerprint,
+        planned_units: standing.planned,
+        units: standing.units,
+        unresolved_units: standing.unresolved,
+        completeness: standing.completeness,
+        configuration: scoringConfiguration(config),
       })
       .execute();
     await insertChunked(tx, 'episodes', episodeRows, 400);
     await insertChunked(tx, 'calls', callRows, 1000);
     await insertChunked(tx, 'verdict_nodes', nodeRows, 2000);
     await insertChunked(tx, 'run_scores', scoreRows, 100);
+    return { status: current ? ('replaced' as const) : ('imported' as const) };
   });
-  return { ...outcome, status: existing ? 'replaced' : 'imported' };
+  return { ...outcome, ...decided };
 }
 
 /** Imports a Historical-YYYY-MM.json: the rotation and the tasks it retired (once per set and month). */
@@ -300,12 +354,15 @@ export async function importRotation(db: ResultsDb, file: string): Promise<Impor
   const outcome = { kind: 'rotation' as const, path: resolve(file), set: manifest.set, month: manifest.month, tasks: manifest.retired.length };
   const existing = await db.selectFrom('rotations').select('month').where('set_name', '=', manifest.set).where('month', '=', manifest.month).executeTakeFirst();
   if (existing) return { ...outcome, status: 'unchanged' };
-  await db.transaction().execute(async (tx) => {
+  const status = await db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`mcpbench-rotation:${manifest.set}:${manifest.month}`}))`.execute(tx);
+    if (await tx.selectFrom('rotations').select('month').where('set_name', '=', manifest.set).where('month', '=', manifest.month).executeTakeFirst()) return 'unchanged' as const;
     await tx.insertInto('rotations').values({ set_name: manifest.set, month: manifest.month, tag: manifest.tag, seed: manifest.seed, share: manifest.share, source_file: resolve(file) }).execute();
     const rows = manifest.retired.map((t) => ({ set_name: manifest.set, month: manifest.month, task_id: t.task_id, task_hash: t.sha256, namespace: t.namespace, category: t.category, added: t.added }));
     await insertChunked(tx, 'retired_tasks', rows, 1000);
+    return 'imported' as const;
   });
-  return { ...outcome, status: 'imported' };
+  return { ...outcome, status };
 }
 
 /** Imports everything the paths name: run folders, Historical manifests, folders of them. */

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import { scoringConfiguration } from './configuration.ts';
 
 type Docs = Record<string, { table: string; columns: Record<string, string> }>;
 
@@ -341,9 +342,151 @@ const m0001: Migration = {
   },
 };
 
+const DOCS_0002: Docs = {
+  runs: {
+    table: DOCS_0001.runs!.table,
+    columns: {
+      plan_fingerprint: 'SHA-256 of the run\'s planned work-unit keys (run.json plan): with run_id, the run\'s identity; a folder with another plan under the same run id is refused. Null for runs recorded before plans were.',
+      planned_units: 'Work units the run planned (run.json plan, else tasks x trials x perturbation levels for a run); null when unknown.',
+      units: 'Work units with a record (one episode row each).',
+      unresolved_units: 'Work units whose every attempt was an infrastructure error (not scored, still to run).',
+      completeness: 'complete (every planned unit scored), incomplete (planned units never recorded) or unresolved (infrastructure errors left): only complete runs are ranked unless asked.',
+      configuration: 'What the run measured under, besides its agent, set and month, as canonical JSON: fault profile and rate, perturbation levels, trials, the reference agent\'s retry. Runs are compared and ranked only with runs of the same configuration.',
+    },
+  },
+};
+
+const m0002: Migration = {
+  async up(db) {
+    await db.schema
+      .alterTable('runs')
+      .addColumn('plan_fingerprint', 'text')
+      .addColumn('planned_units', 'integer')
+      .addColumn('units', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('unresolved_units', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('completeness', 'text', (c) => c.notNull().defaultTo('complete').check(sql`completeness in ('complete', 'incomplete', 'unresolved')`))
+      .addColumn('configuration', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
+    // Runs imported before: their units from their episodes, their configuration from their run.json.
+    await sql`update runs set units = (select count(*) from episodes e where e.run_id = runs.run_id),
+      unresolved_units = (select count(*) from episodes e where e.run_id = runs.run_id and e.status = 'infra_error')`.execute(db);
+    await sql`update runs set completeness = 'unresolved' where unresolved_units > 0`.execute(db);
+    const rows = await db.selectFrom('runs').select(['run_id', 'config']).execute();
+    for (const row of rows as { run_id: string; config: unknown }[]) {
+      await db.updateTable('runs').set({ configuration: scoringConfiguration(row.config) }).where('run_id', '=', row.run_id).execute();
+    }
+    await comment(db, DOCS_0002);
+  },
+};
+
+const DOCS_0003: Docs = {
+  accounts: {
+    table: 'The submission service (`mcpbench api`): one row per account that submits agents. Made by the operator (`mcpbench api token create --account NAME`).',
+    columns: {
+      account_id: 'The account id (acc_<random>); primary key.',
+      name: 'The account name (unique): the default label of its submissions on the leaderboard.',
+      max_in_flight: 'How many of its submissions may be queued or running at once (the quota; a further one is 429 quota-exceeded).',
+      created_at: 'When the account was made.',
+    },
+  },
+  api_tokens: {
+    table: "An account's API tokens. Only a hash of each secret is kept: the secret (mcpb_<id>_<random>) is shown once when the token is made.",
+    columns: {
+      token_id: 'The token id (tok_<random>), the middle part of its secret; primary key.',
+      account_id: 'The account it acts for (accounts.account_id).',
+      name: 'What its owner calls it.',
+      secret_sha256: 'SHA-256 of the whole secret, hex (the secret has 256 random bits, so a plain hash is enough; compared in constant time).',
+      scopes: 'What it may do: submissions (submit and read its submissions and unpublished runs), tokens (manage the account\'s tokens).',
+      created_at: 'When it was made.',
+      last_used_at: 'When it last authenticated a request (updated at most once a minute), null if never.',
+      expires_at: 'When it stops working, null for never.',
+      revoked_at: 'When it was revoked, null while it works.',
+    },
+  },
+  submissions: {
+    table: 'One row per submission to the service: an agent (a hosted endpoint or a container image) run on a set; its status, progress and, once it succeeded, its scores. The run itself is in runs once imported.',
+    columns: {
+      submission_id: 'The submission id (sub_<random>); primary key.',
+      account_id: 'The submitting account (accounts.account_id).',
+      status: 'queued, running, succeeded, failed or cancelled.',
+      set_name: 'The set it runs on (dev).',
+      month: 'The month it counts for on the leaderboard (YYYY-MM).',
+      agent: 'What was submitted: {kind: endpoint, url} or {kind: image, image, image_id}.',
+      label: 'The name it is ranked under (runs.agent_label).',
+      trials: 'Trials per task.',
+      faults: 'The fault profile (none, light, medium, heavy).',
+      publish: 'Whether its run is public (GET /runs/{id}) once finished.',
+      endpoint_secret: 'For an endpoint: the HMAC-SHA256 key the service signs each task request with (MCPBench-Signature); null for an image. Never shown after the submission is made.',
+      idempotency_key: 'The Idempotency-Key it was made with, if any (unique per account).',
+      request_sha256: 'SHA-256 of the canonical request body: the same key with another body is a 409.',
+      progress: 'Episodes planned, done, passed, failed, agent_errors and infra_errors, as the run goes.',
+      result: 'Its scores once it succeeded (the four axes with intervals, pass^k, per namespace and category), else null.',
+      error: 'Why it failed (a problem object), else null.',
+      run_id: 'Its run (runs.run_id) once started, else null.',
+      created_at: 'When it was submitted.',
+      started_at: 'When its run started, null while queued.',
+      finished_at: 'When it finished, null before.',
+    },
+  },
+};
+
+const m0003: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable('accounts')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull().unique())
+      .addColumn('max_in_flight', 'integer', (c) => c.notNull().defaultTo(2))
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .execute();
+    await db.schema
+      .createTable('api_tokens')
+      .addColumn('token_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id').onDelete('cascade'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('secret_sha256', 'text', (c) => c.notNull())
+      .addColumn('scopes', sql`text[]`, (c) => c.notNull())
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .addColumn('last_used_at', 'timestamptz')
+      .addColumn('expires_at', 'timestamptz')
+      .addColumn('revoked_at', 'timestamptz')
+      .execute();
+    await db.schema.createIndex('api_tokens_account').on('api_tokens').column('account_id').execute();
+    await db.schema
+      .createTable('submissions')
+      .addColumn('submission_id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.account_id').onDelete('cascade'))
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('set_name', 'text', (c) => c.notNull())
+      .addColumn('month', 'text', (c) => c.notNull())
+      .addColumn('agent', 'jsonb', (c) => c.notNull())
+      .addColumn('label', 'text', (c) => c.notNull())
+      .addColumn('trials', 'integer', (c) => c.notNull())
+      .addColumn('faults', 'text', (c) => c.notNull())
+      .addColumn('publish', 'boolean', (c) => c.notNull())
+      .addColumn('endpoint_secret', 'text')
+      .addColumn('idempotency_key', 'text')
+      .addColumn('request_sha256', 'text', (c) => c.notNull())
+      .addColumn('progress', 'jsonb', (c) => c.notNull())
+      .addColumn('result', 'jsonb')
+      .addColumn('error', 'jsonb')
+      .addColumn('run_id', 'text')
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .addColumn('started_at', 'timestamptz')
+      .addColumn('finished_at', 'timestamptz')
+      .addUniqueConstraint('submissions_idempotency', ['account_id', 'idempotency_key'])
+      .execute();
+    await db.schema.createIndex('submissions_account_status').on('submissions').columns(['account_id', 'status']).execute();
+    await db.schema.createIndex('submissions_run').on('submissions').column('run_id').execute();
+    await comment(db, DOCS_0003);
+  },
+};
+
 /** Every step, in order; the names sort in the order they run. */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_run_identity': m0002,
+  '0003_service': m0003,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { collectTaskFiles, readText } from '../tasks/files.ts';
-import { canonicalHash } from '../tasks/hash.ts';
-import { TaskSchema, type Task } from '../tasks/model.ts';
-import { EPISODES_FILE, openRun, RUN_FILE, RunStoreError, type EpisodeRecord, type RunRecord } from '../runner/store.ts';
+import { EPISODES_FILE, openRun, RUN_FILE, RunStoreError } from '../record/run-folder.ts';
 import type { Registry } from '../mcp/registry.ts';
-import { classifyFailure, type FailureDiagnosis } from './failure-modes.ts';
+import { classifyFailure, type FailureDiagnosis } from '../scoring/failure-modes.ts';
+import type { EpisodeRecord, RunRecord } from '../record/schema.ts';
+import { loadRunTasks } from '../tasks/load.ts';
+import { McpbenchError } from '../errors.ts';
 
 /** An episode record as the results engine uses it: the store's record with its model usage flattened. */
 export interface SourceEpisode extends EpisodeRecord {
@@ -48,7 +48,9 @@ function withUsage(record: EpisodeRecord): SourceEpisode {
 }
 
 /** A folder that is not a readable run (no run.json, or a run.json that is not one). */
-export class RunSourceError extends Error {}
+export class RunSourceError extends McpbenchError {
+  static override readonly code: string = 'run-source';
+}
 
 /** Reads a run folder (throws RunSourceError with the path when it is not one). */
 export function openSourceRun(directory: string): SourceRun {
@@ -70,48 +72,3 @@ export function openSourceRun(directory: string): SourceRun {
   return { directory: absolute, config: run.config, records: run.episodes.map(withUsage), warnings: [...run.warnings], sha256: hash.digest('hex') };
 }
 
-/** The last scored record of each work unit (else its last record), with the number of records it had. */
-export function scoredEpisodes(records: readonly SourceEpisode[]): { episode: SourceEpisode; attempts: number }[] {
-  const byUnit = new Map<string, { episode: SourceEpisode; attempts: number }>();
-  for (const record of records) {
-    const previous = byUnit.get(record.work_unit);
-    const attempts = (previous?.attempts ?? 0) + 1;
-    const keep = !previous || record.status !== 'infra_error' || previous.episode.status === 'infra_error';
-    byUnit.set(record.work_unit, { episode: keep ? record : previous!.episode, attempts });
-  }
-  return [...byUnit.values()];
-}
-
-/**
- * The task files a run can be judged against, by canonical hash: the run's own task files where they still
- * exist, and any further files or folders given. A file that no longer hashes as it did at run time simply
- * does not match; sealed-set entries are not read.
- */
-export function loadRunTasks(config: Record<string, unknown> | { task_files: string[] }, extra: readonly string[] = []): Map<string, Task> {
-  const files = new Set<string>();
-  const files0 = (config as { task_files?: unknown }).task_files;
-  const recorded: unknown[] = Array.isArray(files0) ? files0 : [];
-  for (const file of recorded) if (typeof file === 'string' && !file.includes('.sealed.json') && existsSync(file)) files.add(file);
-  if (extra.length > 0) for (const file of collectTaskFiles([...extra])) files.add(resolve(file));
-  const tasks = new Map<string, Task>();
-  for (const file of files) {
-    let value: unknown;
-    try {
-      value = JSON.parse(readText(file));
-    } catch {
-      continue;
-    }
-    const parsed = TaskSchema.safeParse(value);
-    if (parsed.success) tasks.set(canonicalHash(value), parsed.data);
-  }
-  return tasks;
-}
-
-/**
- * The failure diagnoser of a run's report: each failed episode classified against the task version it ran
- * (found by canonical hash among the run's task files) and the namespace schemas.
- */
-export function failureDiagnoser(config: Record<string, unknown> | { task_files: string[] }, registry: Registry, extra: readonly string[] = []): (result: EpisodeRecord) => FailureDiagnosis | null {
-  const tasks = loadRunTasks(config, extra);
-  return (result) => classifyFailure(result, tasks.get(result.task_hash), registry);
-}

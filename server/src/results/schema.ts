@@ -35,6 +35,12 @@ export interface RunsTable {
   config: Json;
   episode_records: number;
   warnings: Json;
+  plan_fingerprint: string | null;
+  planned_units: number | null;
+  units: Generated<number>;
+  unresolved_units: Generated<number>;
+  completeness: Generated<'complete' | 'incomplete' | 'unresolved'>;
+  configuration: Generated<string>;
 }
 
 export interface TasksTable {
@@ -161,6 +167,52 @@ export interface ResultsDatabase {
   run_scores: RunScoresTable;
   rotations: RotationsTable;
   retired_tasks: RetiredTasksTable;
+  accounts: AccountsTable;
+  api_tokens: ApiTokensTable;
+  submissions: SubmissionsTable;
+}
+
+/** The submission service's tables (migration 0002_service). */
+export interface AccountsTable {
+  account_id: string;
+  name: string;
+  max_in_flight: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface ApiTokensTable {
+  token_id: string;
+  account_id: string;
+  name: string;
+  secret_sha256: string;
+  scopes: string[];
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_used_at: Timestamp | null;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface SubmissionsTable {
+  submission_id: string;
+  account_id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  set_name: string;
+  month: string;
+  agent: Json;
+  label: string;
+  trials: number;
+  faults: string;
+  publish: boolean;
+  endpoint_secret: string | null;
+  idempotency_key: string | null;
+  request_sha256: string;
+  progress: Json;
+  result: NullableJson;
+  error: NullableJson;
+  run_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
 }
 
 export type RunRow = Selectable<RunsTable>;

@@ -35,12 +35,17 @@ export function labelSeed(seed: number, label: string): number {
   return h;
 }
 
-export function pairedBootstrap(differences: readonly number[], options: BootstrapOptions & { label: string }): PairedBootstrap | null {
+/** `bounds`: the range each value can take (default -1 to 1, a difference of two rates). */
+export function pairedBootstrap(differences: readonly number[], options: BootstrapOptions & { label: string; bounds?: readonly [number, number] }): PairedBootstrap | null {
   const n = differences.length;
   if (n === 0) return null;
   const mean = differences.reduce((s, d) => s + d, 0) / n;
   if (differences.every((d) => d === differences[0])) {
-    return { mean, ci: { low: mean, high: mean }, p: mean === 0 ? 1 : 2 / (options.resamples + 1), n };
+    // Resampling n equal values gives a zero-width interval, which n tasks do not warrant: bound the share of
+    // tasks that could differ from the rest (Clopper-Pearson for n of n), each by as much as the range allows.
+    const [lowest, highest] = options.bounds ?? [-1, 1];
+    const share = 1 - Math.pow((1 - options.confidence) / 2, 1 / n);
+    return { mean, ci: { low: mean - share * (mean - lowest), high: mean + share * (highest - mean) }, p: mean === 0 ? 1 : 2 / (options.resamples + 1), n };
   }
   const random = mulberry32(labelSeed(options.seed, options.label));
   const means = new Float64Array(options.resamples);

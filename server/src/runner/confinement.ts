@@ -5,9 +5,9 @@
  * `mcpbench doctor` prints it per backend.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.ts';
 import { prepareWritable, sandboxed, sandboxIdentity, serverConfinement, serverEnvironment, type SandboxBackend } from './sandbox.ts';
@@ -29,6 +29,10 @@ out.capEff = (/CapEff:\s*(\w+)/.exec(status) || [])[1];
 const limits = fs.readFileSync('/proc/self/limits', 'utf8');
 const limit = (name) => (new RegExp(name + '\\s+(\\S+)').exec(limits) || [])[1];
 out.nproc = limit('Max processes'); out.fsize = limit('Max file size'); out.data = limit('Max data size');
+// A container's own cgroup limits (v2, then v1): what bounds its processes and memory beyond the rlimits.
+const cgroup = (...paths) => { for (const p of paths) { try { const v = fs.readFileSync(p, 'utf8').trim(); if (/^\d+$/.test(v)) return v; } catch {} } };
+out.pids = cgroup('/sys/fs/cgroup/pids.max', '/sys/fs/cgroup/pids/pids.max');
+out.memory = cgroup('/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes');
 out.checkout = fs.existsSync(t.checkout); out.home = fs.existsSync(t.home);
 try { fs.writeFileSync(t.outside, 'x'); out.outside = 'written'; } catch (e) { out.outside = e.code; }
 const s = net.connect(t.port, '127.0.0.1');
@@ -55,7 +59,10 @@ export async function probeConfinement(backend: SandboxBackend): Promise<Confine
     mkdirSync(sandbox);
     const confinement = serverConfinement(sandbox);
     prepareWritable(confinement, backend);
-    const targets = { checkout: join(packageRoot(), 'tasks'), home: '/root', outside, port: (listener.address() as { port: number }).port };
+    // Something in the runner's home folder (an image's own /root or /home is not the host's).
+    const home = homedir();
+    const homeEntry = readdirSync(home)[0];
+    const targets = { checkout: join(packageRoot(), 'tasks'), home: homeEntry ? join(home, homeEntry) : home, outside, port: (listener.address() as { port: number }).port };
     const spec = sandboxed(backend, { command: process.execPath, args: ['-e', PROBE, JSON.stringify(targets)], env: serverEnvironment(sandbox) }, confinement);
     // Asynchronous, so the listener can answer while the probe runs.
     const child = spawn(spec.command, spec.args, { cwd: sandbox, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -81,11 +88,17 @@ export async function probeConfinement(backend: SandboxBackend): Promise<Confine
       filesystem: [
         top.length > 20 ? `the whole host (${top.length} top-level entries)` : `/ holds ${top.join(', ')}`,
         seen.checkout ? 'the checkout beyond what runs is visible' : 'no checkout beyond what runs',
-        seen.home ? '/root visible' : 'no /root',
+        seen.home ? `the host's ${home} visible` : `no host ${home}`,
         wroteOutside ? 'CAN write outside its folder' : 'writes outside its folder never reach the host',
       ].join('; '),
       user: `uid ${String(seen.uid)} inside${identity ? `, ${identity.note}` : ''}, capabilities ${seen.capEff === '0000000000000000' ? 'none' : String(seen.capEff)}`,
-      limits: `processes ${String(seen.nproc)}, file size ${size(seen.fsize as string)}, data ${size(seen.data as string)}`,
+      limits: [
+        seen.pids ? `processes ${String(seen.pids)} (cgroup)` : `processes ${String(seen.nproc)}`,
+        `file size ${size(seen.fsize as string)}`,
+        `data ${size(seen.data as string)}`,
+        // A cgroup's "no limit" is a huge number; only a real bound is shown.
+        ...(seen.memory && Number(seen.memory) < 2 ** 50 ? [`memory ${size(seen.memory as string)} (cgroup)`] : []),
+      ].join(', '),
     };
   } catch (error) {
     return { backend, error: (error as Error).message };

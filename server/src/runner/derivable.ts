@@ -14,10 +14,10 @@
  * 2 June 2026 at 1 pm") are known in their ISO forms too (`2026-06-02`, `13:00`).
  */
 import type { Registry } from '../mcp/registry.ts';
-import type { JsonPath } from '../tasks/document.ts';
 import type { Task } from '../tasks/model.ts';
 import { extractDates } from '../mcp/answer/predicates.ts';
-import type { EpisodeResult } from './types.ts';
+import type { JsonPath } from '../json-values.ts';
+import type { EpisodeRecord } from '../record/schema.ts';
 
 const TOKEN = /[\p{L}\p{N}_]+/gu;
 /** A value up to this long is shown whole in the finding, next to its unknown token. */
@@ -107,7 +107,7 @@ export interface UnderivableArgument {
  * The arguments of the reference solutions that name data the agent cannot know yet, judged on check's
  * reference episodes at no faults (their recorded results are what an agent would have seen).
  */
-export function underivableArguments(task: Task, registry: Registry, results: readonly EpisodeResult[]): UnderivableArgument[] {
+export function underivableArguments(task: Task, registry: Registry, results: readonly EpisodeRecord[]): UnderivableArgument[] {
   const inState = new Set(tokens(JSON.stringify(task.initial_state)));
   const fromGoal = knownTokens(task.goal);
   const found: UnderivableArgument[] = [];

@@ -11,23 +11,25 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NamespaceInfo, Registry } from '../mcp/registry.ts';
+import { namespacesOf } from '../mcp/names.ts';
 import { evaluate, stateLeafEvaluator, type NamespaceStates } from '../predicates/evaluate.ts';
 import { leaves, parsePredicate } from '../predicates/tree.ts';
-import { canonicalHash } from '../tasks/hash.ts';
-import type { SolutionStep, Task } from '../tasks/model.ts';
-import { taskNamespaces } from '../tasks/model.ts';
+import { canonicalHash } from '../canonical-json.ts';
+import { type SolutionStep, type Task } from '../tasks/model.ts';
 import { AgentError, AgentSetupError, type Agent, type AgentOutcome } from './agents/agent.ts';
 import { describe } from './agents/endpoint.ts';
 import { ModelMeter } from './agents/usage.ts';
 import { createReferenceAgent } from './agents/reference.ts';
 import { Gateway, type ServerHandle } from './gateway.ts';
-import type { FaultOptions } from './faults.ts';
 import { ServerError, startServer, type RunningServer } from './launch.ts';
 import type { SandboxBackend } from './sandbox.ts';
 import { SANDBOX_CHECK_MS, sandboxMaxBytes, scratchRoot, scratchRoots, watchTreeSize } from './scratch.ts';
 import { seedNamespace, snapshotNamespace } from './state.ts';
-import { workUnitKey, type EgressRecord, type EpisodeError, type EpisodeRecord } from './store.ts';
-import type { EpisodeKey, FaultProfile, GoalPerturbation, RunEvent } from './types.ts';
+import type { EpisodeEvent, EpisodeKey } from './events.ts';
+import type { FaultProfile, FaultOptions } from '../record/faults.ts';
+import type { EgressRecord, EpisodeError, EpisodeRecord, GoalPerturbation } from '../record/schema.ts';
+import { workUnitKey } from '../record/work-units.ts';
+import { taskNamespaces } from '../tasks/vocabulary.ts';
 
 export const DEFAULT_EPISODE_TIMEOUT_S = 300;
 
@@ -57,7 +59,9 @@ export interface EpisodeEnvironment {
   signal?: AbortSignal;
   /** The start path before issue 18 (see LaunchOptions.plain), no pool, sandboxes in the temporary folder: for bench/run's comparison only. */
   plain?: boolean;
-  onEvent?: (event: RunEvent) => void;
+  onEvent?: (event: EpisodeEvent) => void;
+  /** Keeps the end states an episode was judged on, under their hash (the run folder's `states/`), for re-judging. */
+  keepEndState?: (hash: string, states: NamespaceStates) => void;
 }
 
 export class EpisodeInterrupted extends Error {}
@@ -106,8 +110,7 @@ function modelFields(meter: ModelMeter): Pick<EpisodeRecord, 'model' | 'malforme
 
 /** The namespaces an episode needs servers for: its `server` plus those of every available tool (distractors). */
 export function episodeNamespaces(task: Task, registry: Registry): NamespaceInfo[] {
-  const names = new Set(taskNamespaces(task));
-  for (const tool of task.available_tools) names.add(tool.slice(0, tool.indexOf('.')));
+  const names = new Set([...taskNamespaces(task), ...namespacesOf(task.available_tools)]);
   return [...names]
     .map((name) => registry.get(name))
     .filter((info): info is NamespaceInfo => info !== undefined && info.server.implementation.kind !== 'virtual');
@@ -270,58 +273,107 @@ export async function runEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, pre
 
 /**
  * One episode, and the end states it read (undefined after an infrastructure failure). `pooled`: its servers,
- * prepared ahead by the run's pool; one that could not start them falls back to starting them now.
+ * prepared ahead by the run's pool; one that could not start them falls back to starting them now. Three
+ * steps: start the servers (and the gateway in front of them), run the agent, judge the end state.
  */
 async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withReference: boolean, pooled?: PreparedEpisode): Promise<{ result: EpisodeRecord; states?: NamespaceStates }> {
-  const { task, key } = spec;
-  const started = new Date();
-  const t0 = performance.now();
-  const emit = (event: RunEvent) => env.onEvent?.(event);
-  const workUnit = specWorkUnit(spec, env.seed);
-  let prepared = pooled;
-  let failure = await prepared?.ready;
-  if (prepared && failure !== undefined) {
-    await prepared.discard();
-    emit({ type: 'notice', run_id: env.runId, level: 'warning', message: `${key.task_id}: the server pool could not start its servers ahead (${describe(failure)}); starting them now` });
-    prepared = undefined;
-  }
-  prepared ??= prepareEpisode(spec, env);
-  const { root, servers, launched } = prepared;
-  /** Distractor servers started during the episode: waited for before anything is stopped. */
-  const lateStarts: Promise<RunningServer>[] = [];
-  let gateway: Gateway | undefined;
-  /** The agent's attempts to reach the network through its egress proxy (a confined command agent). */
-  const egress: EgressRecord[] = [];
-  const base = recordBase(spec, env, workUnit, started);
-  // What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent).
-  const meter = new ModelMeter();
-  /** The record of an episode that ended on an error before anything was judged: ours (infra) or the agent's. */
-  const errorResult = (error: EpisodeError): EpisodeRecord => ({
-    ...base,
-    ...modelFields(meter),
-    status: error.kind === 'infra' ? 'infra_error' : 'agent_error',
-    passed: false,
-    tool_calls: gateway?.counts().tool_calls ?? 0,
-    unlisted_calls: gateway?.counts().unlisted ?? 0,
-    errors_seen: gateway?.counts().errors_seen ?? 0,
-    budget_exceeded: false,
-    calls: gateway?.calls() ?? [],
-    ...(egress.length ? { egress } : {}),
-    duration_ms: performance.now() - t0,
-    error,
-  });
-
-  emit({ type: 'episode-started', run_id: env.runId, work_unit: workUnit, key, ...(base.goal !== undefined ? { goal: base.goal } : {}) });
+  const episode = new EpisodePlay(spec, env, await usablePrepared(spec, env, pooled));
+  episode.emit({ type: 'episode-started', run_id: env.runId, work_unit: episode.workUnit, key: spec.key, ...(episode.base.goal !== undefined ? { goal: episode.base.goal } : {}) });
   try {
-    const namespaces = episodeNamespaces(task, env.registry);
-    // A namespace that only lends distractor tools starts when the agent first calls one of them, if ever; an
-    // agent that calls no tools gets seeded sandboxes and no server at all.
-    failure = await prepared.ready;
+    const failure = await episode.startServers();
+    if (failure) return { result: episode.errorResult(failure) };
+    const outcome = await episode.runAgent();
+    return await episode.judge(outcome, withReference);
+  } finally {
+    await episode.close();
+  }
+}
+
+/** The pool's prepared episode when its servers started; else (a failed pooled start, said in a notice) a new one. */
+async function usablePrepared(spec: EpisodeSpec, env: EpisodeEnvironment, pooled: PreparedEpisode | undefined): Promise<PreparedEpisode> {
+  const failure = await pooled?.ready;
+  if (pooled && failure === undefined) return pooled;
+  if (pooled) {
+    await pooled.discard();
+    env.onEvent?.({ type: 'notice', run_id: env.runId, level: 'warning', message: `${spec.key.task_id}: the server pool could not start its servers ahead (${describe(failure)}); starting them now` });
+  }
+  return prepareEpisode(spec, env);
+}
+
+/** How the agent's part of an episode ended. */
+interface AgentEnd {
+  answer?: string;
+  stopped?: AgentOutcome['stopped'];
+  /** The agent broke (its kind may be infra: a sandbox that never came up, a gateway it could not reach). */
+  agentError?: EpisodeError;
+  /** Why the episode was ended for filling its servers' storage (nothing is judged then). */
+  overflow?: string;
+}
+
+/** One episode being played: what its three steps share, and the record of an episode that ended on an error. */
+class EpisodePlay {
+  readonly started = new Date();
+  readonly t0 = performance.now();
+  readonly workUnit: string;
+  readonly base: ReturnType<typeof recordBase>;
+  /** What a model agent spends, kept even when the episode ends in an infrastructure error (it was spent). */
+  readonly meter = new ModelMeter();
+  /** The agent's attempts to reach the network through its egress proxy (a confined command agent). */
+  readonly egress: EgressRecord[] = [];
+  /** Distractor servers started during the episode: waited for before anything is stopped. */
+  readonly lateStarts: Promise<RunningServer>[] = [];
+  gateway: Gateway | undefined;
+  /** Where the gateway listens (streamable HTTP on loopback). */
+  url = '';
+  /** The agent's own abort signal: the episode's timeout, the run's interruption, or a runaway agent. */
+  readonly controller = new AbortController();
+
+  constructor(
+    readonly spec: EpisodeSpec,
+    readonly env: EpisodeEnvironment,
+    readonly prepared: PreparedEpisode,
+  ) {
+    this.workUnit = specWorkUnit(spec, env.seed);
+    this.base = recordBase(spec, env, this.workUnit, this.started);
+  }
+
+  emit(event: EpisodeEvent): void {
+    this.env.onEvent?.(event);
+  }
+
+  /** The record of an episode that ended on an error before anything was judged: ours (infra) or the agent's. */
+  errorResult(error: EpisodeError): EpisodeRecord {
+    const { gateway } = this;
+    return {
+      ...this.base,
+      ...modelFields(this.meter),
+      status: error.kind === 'infra' ? 'infra_error' : 'agent_error',
+      passed: false,
+      tool_calls: gateway?.counts().tool_calls ?? 0,
+      unlisted_calls: gateway?.counts().unlisted ?? 0,
+      errors_seen: gateway?.counts().errors_seen ?? 0,
+      budget_exceeded: false,
+      calls: gateway?.calls() ?? [],
+      ...(this.egress.length ? { egress: this.egress } : {}),
+      duration_ms: performance.now() - this.t0,
+      error,
+    };
+  }
+
+  /**
+   * Step 1: the task's own servers started (by the pool, or now), the gateway listening in front of them. A
+   * namespace that only lends distractor tools starts when the agent first calls one of them, if ever; an
+   * agent that calls no tools gets seeded sandboxes and no server at all. Returns why it could not.
+   */
+  async startServers(): Promise<EpisodeError | undefined> {
+    const { spec, env, prepared } = this;
+    const { key } = spec;
+    const { root, servers, launched, seed, start } = prepared;
+    const namespaces = episodeNamespaces(spec.task, env.registry);
+    const failure = await prepared.ready;
     if (failure !== undefined) {
-      const reason = failure;
-      return { result: errorResult(reason instanceof ServerError ? reason.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(reason)}` }) };
+      return failure instanceof ServerError ? failure.toRecord() : { kind: 'infra', code: 'server-start', message: `could not start the servers: ${describe(failure)}` };
     }
-    const { seed, start } = prepared;
     const handles = new Map<string, ServerHandle>(servers);
     for (const info of namespaces.filter((i) => !servers.has(i.namespace))) {
       let starting: Promise<RunningServer> | undefined;
@@ -330,62 +382,66 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
           // An own namespace of an agent that said it calls no tools is seeded already; a distractor is not.
           const seeded = launched.includes(info) ? Promise.resolve(join(root, info.namespace)) : seed(info);
           starting = seeded.then((sandbox) => start(info, sandbox));
-          lateStarts.push(starting);
+          this.lateStarts.push(starting);
         }
         return starting;
       });
     }
-
-    // The agent gets its own abort signal: the episode's timeout, the run's interruption, or a runaway agent.
-    const controller = new AbortController();
-    gateway = new Gateway({
-      task,
+    this.gateway = new Gateway({
+      task: spec.task,
       registry: env.registry,
       servers: handles,
       faults: { profile: spec.profile, seed: env.seed, trial: key.trial, options: env.faultOptions },
-      onCallStarted: (call) => emit({ type: 'call-started', run_id: env.runId, work_unit: workUnit, key, call }),
+      onCallStarted: (call) => this.emit({ type: 'call-started', run_id: env.runId, work_unit: this.workUnit, key, call }),
       onCall: (call) => {
-        emit({ type: 'call', run_id: env.runId, work_unit: workUnit, key, call });
-        if (call.fault) emit({ type: 'fault', run_id: env.runId, work_unit: workUnit, key, call_index: call.index, fault: call.fault });
+        this.emit({ type: 'call', run_id: env.runId, work_unit: this.workUnit, key, call });
+        if (call.fault) this.emit({ type: 'fault', run_id: env.runId, work_unit: this.workUnit, key, call_index: call.index, fault: call.fault });
       },
-      onRunaway: (message) => controller.abort(new AgentError('agent-runaway', message)),
+      onRunaway: (message) => this.controller.abort(new AgentError('agent-runaway', message)),
     });
-    const { url } = await gateway.listen();
-    const served = gateway;
+    this.url = (await this.gateway.listen()).url;
+    return undefined;
+  }
+
+  /**
+   * Step 2: the agent run through the gateway, bounded by the episode's timeout, the run's interruption, the
+   * gateway's runaway guard and the size of what it makes its servers write.
+   */
+  async runAgent(): Promise<AgentEnd> {
+    const { spec, env, controller, prepared } = this;
+    const { task, key } = spec;
+    const served = this.gateway!;
+    const { url } = this;
     // What the agent makes its servers write is bounded: past the limit the episode ends, its servers are
     // stopped at once (one call can write gigabytes), and nothing of that state is judged.
     const limit = sandboxMaxBytes();
-    let overflow: string | undefined;
-    const stopWatching = watchTreeSize(root, limit, SANDBOX_CHECK_MS, (bytes) => {
+    const end: AgentEnd = {};
+    const stopWatching = watchTreeSize(prepared.root, limit, SANDBOX_CHECK_MS, (bytes) => {
       const mib = (n: number) => Math.round(n / 1024 ** 2);
-      overflow = `the episode's sandboxes held ${mib(bytes)} MiB, past the limit of ${mib(limit)} MiB (MCPBENCH_SANDBOX_MAX_BYTES): the agent filled its servers' storage and the episode was ended`;
-      controller.abort(new AgentError('sandbox-full', overflow));
-      for (const server of servers.values()) void server.close().catch(() => undefined);
+      end.overflow = `the episode's sandboxes held ${mib(bytes)} MiB, past the limit of ${mib(limit)} MiB (MCPBENCH_SANDBOX_MAX_BYTES): the agent filled its servers' storage and the episode was ended`;
+      controller.abort(new AgentError('sandbox-full', end.overflow));
+      for (const server of prepared.servers.values()) void server.close().catch(() => undefined);
     });
-
     const timeoutMs = (task.timeout_s ?? DEFAULT_EPISODE_TIMEOUT_S) * 1000;
     const timer = setTimeout(() => controller.abort(new AgentError('agent-timeout', `the agent did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
     const onInterrupt = () => controller.abort(new EpisodeInterrupted('the run was interrupted'));
     env.signal?.addEventListener('abort', onInterrupt, { once: true });
-    let answer: string | undefined;
-    let stopped: AgentOutcome['stopped'];
-    let agentError: EpisodeError | undefined;
     try {
       const outcome = await spec.agent.run({
         task,
         goal: spec.goal,
-        gateway: { url, tools: gateway.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams), ...(env.plain ? {} : { connectInProcess: () => served.connectInProcess() }) },
+        gateway: { url, tools: served.tools, listenSocket: (path) => served.listenSocket(path), serveStdio: (streams) => served.serveStdio(streams), ...(env.plain ? {} : { connectInProcess: () => served.connectInProcess() }) },
         variant: key.variant,
         ...(spec.steps ? { steps: spec.steps } : {}),
         signal: controller.signal,
-        workspace: root,
-        onEgress: (record) => egress.push(record),
+        workspace: prepared.root,
+        onEgress: (record) => this.egress.push(record),
         seed: env.seed,
         trial: key.trial,
-        meter,
+        meter: this.meter,
       });
-      answer = outcome.answer;
-      stopped = outcome.stopped;
+      end.answer = outcome.answer;
+      end.stopped = outcome.stopped;
     } catch (error) {
       if (env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
       // Ended by the episode (its timeout, or the gateway ending a runaway): the agent's error whatever it threw
@@ -393,57 +449,69 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
       // what its own error says of its process (exit code, stderr). The one exception: a confined agent whose
       // sandbox never came up was never started, and that is ours (agent-sandbox).
       const ended: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-      agentError = ended instanceof AgentError && !(error instanceof AgentSetupError) ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
+      end.agentError = ended instanceof AgentError && !(error instanceof AgentSetupError) ? { ...agentErrorRecord(error), ...ended.toRecord() } : agentErrorRecord(error);
     } finally {
       clearTimeout(timer);
       stopWatching();
       env.signal?.removeEventListener('abort', onInterrupt);
     }
-    if (overflow !== undefined) {
+    return end;
+  }
+
+  /**
+   * Step 3: the servers stopped, their end states read out of band (and the reference's, when a predicate
+   * compares with it), the predicate evaluated; or the error that leaves nothing to judge.
+   */
+  async judge(end: AgentEnd, withReference: boolean): Promise<{ result: EpisodeRecord; states?: NamespaceStates }> {
+    const { spec, env, prepared } = this;
+    const { task } = spec;
+    const gateway = this.gateway!;
+    if (end.overflow !== undefined) {
       // The servers were stopped mid-write: their state is not the agent's finished work, and not ours to retry.
       await gateway.close();
-      await Promise.allSettled(lateStarts);
-      return { result: errorResult(new AgentError('sandbox-full', overflow).toRecord()) };
+      await Promise.allSettled(this.lateStarts);
+      return { result: this.errorResult(new AgentError('sandbox-full', end.overflow).toRecord()) };
     }
+    let { agentError } = end;
     // The gateway ended a runaway agent that returned anyway (it ignored the abort): ended all the same.
     const runaway = gateway.runaway();
     if (runaway !== undefined && agentError === undefined) agentError = new AgentError('agent-runaway', runaway).toRecord();
 
     await gateway.close();
     const infra = gateway.infraError();
-    if (infra) return { result: errorResult(infra.toRecord()) };
+    if (infra) return { result: this.errorResult(infra.toRecord()) };
     // We could not set the agent up (its sandbox), or it could not reach our own gateway: ours to retry, never
     // the agent's failure.
-    if (agentError?.kind === 'infra') return { result: errorResult(agentError) };
+    if (agentError?.kind === 'infra') return { result: this.errorResult(agentError) };
 
     // Stop the servers before reading their state: they flush on close (PGlite, git) and nothing writes after.
-    await Promise.allSettled(lateStarts);
-    await Promise.all([...servers.values()].map((s) => s.close()));
-    servers.clear();
+    await Promise.allSettled(this.lateStarts);
+    await Promise.all([...prepared.servers.values()].map((s) => s.close()));
+    prepared.servers.clear();
     const states: NamespaceStates = {};
     try {
-      for (const info of launched) states[info.namespace] = await snapshotNamespace(info, join(root, info.namespace));
+      for (const info of prepared.launched) states[info.namespace] = await snapshotNamespace(info, join(prepared.root, info.namespace));
     } catch (error) {
-      return { result: errorResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` }) };
+      return { result: this.errorResult({ kind: 'infra', code: 'state-read', message: `could not read the end state: ${describe(error)}` }) };
     }
     let reference: NamespaceStates | undefined;
     try {
       if (withReference) reference = await referenceStates(spec, env);
     } catch (error) {
       if (error instanceof EpisodeInterrupted || env.signal?.aborted) throw new EpisodeInterrupted('the run was interrupted');
-      return { result: errorResult({ kind: 'infra', code: 'state-read', message: describe(error) }) };
+      return { result: this.errorResult({ kind: 'infra', code: 'state-read', message: describe(error) }) };
     }
 
     const predicate = parsePredicate(task.success_predicate, ['success_predicate']);
-    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, answer, { initial: task.initial_state, ...(reference ? { reference } : {}) }));
+    const verdict = evaluate(predicate, stateLeafEvaluator(env.registry, states, end.answer, { initial: task.initial_state, ...(reference ? { reference } : {}) }));
     const counts = gateway.counts();
     const budgetExceeded = gateway.budgetExceeded();
     // An agent that broke is an agent error whatever the state says: its episode did not end as the agent's.
     // One its token budget stopped has not finished its task: it fails, with the reason.
-    const passed = verdict.value === true && !budgetExceeded && !agentError && !stopped;
+    const passed = verdict.value === true && !budgetExceeded && !agentError && !end.stopped;
     const result: EpisodeRecord = {
-      ...base,
-      ...modelFields(meter),
+      ...this.base,
+      ...modelFields(this.meter),
       status: agentError ? 'agent_error' : passed ? 'passed' : 'failed',
       passed,
       verdict,
@@ -452,20 +520,24 @@ async function playEpisode(spec: EpisodeSpec, env: EpisodeEnvironment, withRefer
       errors_seen: counts.errors_seen,
       budget_exceeded: budgetExceeded,
       calls: gateway.calls(),
-      ...(egress.length ? { egress } : {}),
-      duration_ms: performance.now() - t0,
+      ...(this.egress.length ? { egress: this.egress } : {}),
+      duration_ms: performance.now() - this.t0,
     };
-    if (answer !== undefined) result.answer = answer;
+    if (end.answer !== undefined) result.answer = end.answer;
     if (agentError !== undefined) result.error = agentError;
-    else if (stopped) result.failure = { code: stopped.code, message: stopped.message };
+    else if (end.stopped) result.failure = { code: end.stopped.code, message: end.stopped.message };
     result.end_state = canonicalHash(states);
+    env.keepEndState?.(result.end_state, states);
     return { result, states };
-  } finally {
-    await gateway?.close().catch(() => undefined);
-    await Promise.allSettled(lateStarts);
-    await Promise.all([...servers.values()].map((s) => s.close().catch(() => undefined)));
+  }
+
+  /** Whatever happened: the gateway closed, every server stopped, the sandboxes removed. */
+  async close(): Promise<void> {
+    await this.gateway?.close().catch(() => undefined);
+    await Promise.allSettled(this.lateStarts);
+    await Promise.all([...this.prepared.servers.values()].map((s) => s.close().catch(() => undefined)));
     // Not rmSync: a postgres sandbox is ~40 MB in ~1,000 files, and the other episodes' gateways run meanwhile.
-    await rm(root, { recursive: true, force: true });
+    await rm(this.prepared.root, { recursive: true, force: true });
   }
 }
 

@@ -28,14 +28,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Registry } from '../mcp/registry.ts';
-import { splitQualified } from '../mcp/registry.ts';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Registry, splitQualified } from '../mcp/registry.ts';
 import type { Task } from '../tasks/model.ts';
 import { exposedName } from './agents/agent.ts';
-import { DEFAULT_FAULT_OPTIONS, decideFault, driftText, driftValue, type FaultOptions } from './faults.ts';
+import { decideFault, driftText, driftValue } from './faults.ts';
 import { ServerError, type RunningServer } from './launch.ts';
-import type { CallRecord, CallStart, CallStatus, FaultProfile, FaultType, InjectedFault } from './types.ts';
+import { type FaultProfile, type FaultType, DEFAULT_FAULT_OPTIONS, type FaultOptions } from '../record/faults.ts';
+import type { CallRecord, CallStatus, InjectedFault } from '../record/schema.ts';
+import type { CallStart } from './events.ts';
 
 export interface GatewayFaults {
   profile: FaultProfile;
@@ -72,6 +73,10 @@ export interface GatewayOptions {
  * answering and ends the episode: a runaway loop costs bounded time and a bounded trace.
  */
 export const CALLS_PAST_BUDGET = 20;
+/** Requests an agent on the gateway's stdio may have unanswered before the gateway stops reading more. */
+export const STDIO_MAX_IN_FLIGHT = 64;
+/** Bytes of replies waiting for an agent on the gateway's stdio to read them before the gateway stops reading requests. */
+export const STDIO_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /** An argument or result bigger than this (as JSON) is recorded as its size, hash and head only. */
 export const MAX_RECORDED_JSON = 64 * 1024;
 
@@ -235,10 +240,40 @@ export class Gateway {
     await server.connect(transport);
   }
 
-  /** Serves one MCP connection over a pair of streams (an agent process's stdout and stdin). */
+  /**
+   * Serves one MCP connection over a pair of streams (an agent process's stdout and stdin), with backpressure:
+   * while STDIO_MAX_IN_FLIGHT requests are unanswered, or STDIO_MAX_QUEUED_BYTES of replies wait for the agent
+   * to read them, the gateway reads no further request (an agent that writes requests and never reads its
+   * replies holds bounded memory of the runner's, not one reply per request).
+   */
   async serveStdio(streams: { stdin: Readable; stdout: Writable }): Promise<void> {
     if (this.closed) throw new Error('the gateway is closed');
-    await this.serveTransport(new StdioServerTransport(streams.stdin, streams.stdout));
+    const { stdin, stdout } = streams;
+    let inFlight = 0;
+    const full = () => inFlight >= STDIO_MAX_IN_FLIGHT || stdout.writableLength >= STDIO_MAX_QUEUED_BYTES;
+    const settle = () => {
+      if (full()) stdin.pause();
+      else if (stdin.isPaused()) stdin.resume();
+    };
+    stdout.on('drain', settle);
+    const transport = new StdioServerTransport(stdin, stdout);
+    const send = transport.send.bind(transport);
+    // A reply (an id and no method) settles a request; the SDK's send waits for a drain, the reading does not.
+    transport.send = (message: JSONRPCMessage) => {
+      if ('id' in message && !('method' in message)) inFlight = Math.max(0, inFlight - 1);
+      const sent = send(message);
+      settle();
+      return sent;
+    };
+    await this.serveTransport(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ('method' in message && 'id' in message) {
+        inFlight++;
+        settle();
+      }
+      deliver?.(message);
+    };
   }
 
   private async handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,7 +11,8 @@ import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelconte
 import type { NamespaceInfo } from '../mcp/registry.ts';
 import { packageRoot } from '../paths.ts';
 import { defaultBackend, prepareWritable, sandboxed, serverConfinement, serverEnvironment, type LaunchSpec, type SandboxBackend } from './sandbox.ts';
-import type { EpisodeError, InfraErrorCode } from './store.ts';
+import type { EpisodeError, InfraErrorCode } from '../record/schema.ts';
+import { removeContainers } from './container.ts';
 
 export interface LaunchOptions {
   backend?: SandboxBackend;
@@ -181,6 +182,8 @@ export async function connectServer(
     close: async () => {
       // Closing stdin lets servers flush (PGlite, git); the SDK escalates to SIGTERM/SIGKILL if they linger.
       await client.close().catch(() => undefined);
+      // A container is gone when the server is closed, however slow its engine is to tear it down.
+      if (spec.container) await removeContainers(spec.container.engine, [spec.container.name]);
     },
   };
 }

@@ -15,14 +15,14 @@
 import { diffArrays } from 'diff';
 import type { Registry } from '../mcp/registry.ts';
 import { coversMutant, deriveMutants, type Mutant } from '../tasks/mutants.ts';
-import type { JsonPath } from '../tasks/document.ts';
 import type { SolutionStep, Task } from '../tasks/model.ts';
 import { createReferenceAgent } from './agents/reference.ts';
 import type { EpisodeSpec } from './episode.ts';
-import type { LoadedTask } from './run.ts';
-import type { EpisodeResult, FaultProfile } from './types.ts';
 import type { z } from 'zod';
-import type { MUTANT_OUTCOMES, MutantVerdictSchema, MutationReportSchema } from './store.ts';
+import type { FaultProfile } from '../record/faults.ts';
+import type { EpisodeRecord, MUTANT_OUTCOMES, MutantVerdictSchema, MutationReportSchema } from '../record/schema.ts';
+import type { JsonPath } from '../json-values.ts';
+import type { LoadedTask } from '../tasks/load.ts';
 
 export const MUTANT_VARIANT_PREFIX = 'mutant:';
 
@@ -32,22 +32,30 @@ export type MutantOutcome = (typeof MUTANT_OUTCOMES)[number];
 export type MutantVerdict = z.infer<typeof MutantVerdictSchema>;
 export type MutationReport = z.infer<typeof MutationReportSchema>;
 
-/** The episodes of every mutant of every task: the reference agent replaying the mutant, at no faults. */
-export function planMutants(tasks: LoadedTask[], registry: Registry): EpisodeSpec[] {
+/**
+ * Episodes that replay derived sequences (mutants, shortcuts): the reference agent replaying each at no
+ * faults, under the variant `<prefix><id>`.
+ */
+export function replayEpisodes(tasks: LoadedTask[], prefix: string, derive: (task: LoadedTask['task']) => { id: string; steps: SolutionStep[] }[]): EpisodeSpec[] {
   const agent = createReferenceAgent();
   return tasks.flatMap(({ task, hash }) =>
-    deriveMutants(task, registry).map(
-      (mutant): EpisodeSpec => ({
+    derive(task).map(
+      (replay): EpisodeSpec => ({
         task,
         taskHash: hash,
         agent,
         profile: NONE,
         goal: task.goal,
-        steps: mutant.steps,
-        key: { task_id: task.id, trial: 0, variant: `${MUTANT_VARIANT_PREFIX}${mutant.id}`, fault_profile: NONE.name, perturbation: 'none' },
+        steps: replay.steps,
+        key: { task_id: task.id, trial: 0, variant: `${prefix}${replay.id}`, fault_profile: NONE.name, perturbation: 'none' },
       }),
     ),
   );
+}
+
+/** The episodes of every mutant of every task. */
+export function planMutants(tasks: LoadedTask[], registry: Registry): EpisodeSpec[] {
+  return replayEpisodes(tasks, MUTANT_VARIANT_PREFIX, (task) => deriveMutants(task, registry));
 }
 
 function stepLine(step: SolutionStep): string {
@@ -75,8 +83,8 @@ export function mutantDiff(reference: SolutionStep[], mutant: SolutionStep[]): s
  * Judges the mutants of one task from the check's episodes (the latest scored record per variant): each
  * mutant's outcome, and the score.
  */
-export function judgeMutants(task: Task, results: readonly EpisodeResult[], registry: Registry): MutationReport {
-  const latest = new Map<string, EpisodeResult>();
+export function judgeMutants(task: Task, results: readonly EpisodeRecord[], registry: Registry): MutationReport {
+  const latest = new Map<string, EpisodeRecord>();
   for (const r of results) if (r.task_id === task.id && r.fault_profile === NONE.name && r.status !== 'infra_error') latest.set(r.variant, r);
   const declared = task.equivalent_mutants ?? [];
   const verdicts = deriveMutants(task, registry).map((mutant: Mutant): MutantVerdict => {

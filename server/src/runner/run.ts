@@ -3,74 +3,14 @@
  * record before the next starts on that worker, infrastructure failures retried, and a resumed run skipping
  * the work units already recorded. The session (session.ts) drives this.
  */
-import type { Registry } from '../mcp/registry.ts';
-import { lintTask } from '../tasks/lint.ts';
-import { canonicalHash } from '../tasks/hash.ts';
 import type { Task } from '../tasks/model.ts';
-import type { Diagnostic } from '../tasks/diagnostics.ts';
-import { readText } from '../tasks/files.ts';
 import type { Agent } from './agents/agent.ts';
 import { EpisodeInterrupted, EpisodePool, POOL_EXTRA, runEpisode, specWorkUnit, type EpisodeEnvironment, type EpisodeSpec } from './episode.ts';
-import { finishedWorkUnits, type EpisodeRecord, type WritableRun } from './store.ts';
-import type { FaultProfile, GoalPerturbation } from './types.ts';
-
-export interface LoadedTask {
-  file: string;
-  task: Task;
-  hash: string;
-  /** The file's text, when it was read (findings of check are placed in it). */
-  text?: string;
-}
-
-export class TaskLoadError extends Error {
-  constructor(
-    message: string,
-    readonly diagnostics: Diagnostic[],
-  ) {
-    super(message);
-  }
-}
-
-/** A task's text and where it came from: a file path, or `<set>.sealed.json#<path inside>` for a sealed set. */
-export interface TaskSource {
-  file: string;
-  text: string;
-}
-
-/** Reads and lints task files; any lint error refuses the whole set before anything starts. */
-export function loadTasks(files: string[], registry: Registry): LoadedTask[] {
-  return loadTaskSources(
-    files.map((file) => ({ file, text: readText(file) })),
-    registry,
-  );
-}
-
-/**
- * Lints task texts already in memory (a sealed set is decrypted in memory and never written out); any lint
- * error refuses the whole set before anything starts, and so does an id used twice.
- */
-export function loadTaskSources(sources: readonly TaskSource[], registry: Registry): LoadedTask[] {
-  const loaded: LoadedTask[] = [];
-  const errors: Diagnostic[] = [];
-  for (const { file, text } of sources) {
-    const { diagnostics } = lintTask(file, text, registry);
-    const fatal = diagnostics.filter((d) => d.severity === 'error');
-    if (fatal.length) {
-      errors.push(...fatal);
-      continue;
-    }
-    const task = JSON.parse(text) as Task;
-    loaded.push({ file, task, hash: canonicalHash(task), text });
-  }
-  if (errors.length) throw new TaskLoadError(`${new Set(errors.map((e) => e.uri)).size} task file(s) have lint errors`, errors);
-  const ids = new Map<string, string>();
-  for (const { file, task } of loaded) {
-    const other = ids.get(task.id);
-    if (other) throw new TaskLoadError(`task id ${task.id} is used by both ${other} and ${file}`, []);
-    ids.set(task.id, file);
-  }
-  return loaded;
-}
+import { type WritableRun } from '../record/run-folder.ts';
+import type { FaultProfile } from '../record/faults.ts';
+import type { EpisodeRecord, GoalPerturbation } from '../record/schema.ts';
+import { finishedWorkUnits } from '../record/work-units.ts';
+import type { LoadedTask } from '../tasks/load.ts';
 
 /** The goal an episode shows its agent, and how it was made from the task's. */
 export interface ShownGoal {

@@ -10,9 +10,11 @@
  *   killed with its parent. When the runner is root, the sandbox also runs as host user 65534 (setpriv): a
  *   process limit does not bind host root, and an escape lands as nobody.
  * - `docker` / `podman`: the same as container flags: `--network none --read-only --cap-drop ALL
- *   --security-opt no-new-privileges`, an unprivileged user, pids/memory/file-size limits, a size-limited
- *   /tmp, and only the confinement's folders mounted. Needs an image with Node 20 (default
- *   `node:20-bookworm-slim`, or `MCPBENCH_SANDBOX_IMAGE`).
+ *   --security-opt no-new-privileges`, an unprivileged user, pids/memory/file-size/data limits, a
+ *   size-limited /tmp, and only the confinement's folders mounted (the system's are the image's own). Needs
+ *   an image with Node 20 (and git, for the git namespace) present on the machine (default
+ *   `mcpbench-sandbox`, built from deploy/sandbox.Dockerfile, or `MCPBENCH_SANDBOX_IMAGE`; nothing is pulled). The spawned process is a supervisor (container.ts) that
+ *   removes the container when it is signalled or its runner is gone.
  * - `process`: a plain child process. Nothing is isolated but the environment: the process can reach the
  *   network and write anywhere the user can. Only the last resort, and it says so.
  *
@@ -22,6 +24,8 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from '../paths.ts';
+import { containerEnvironment, containerName, defaultUlimitFlags, probeEngine, removeOrphans, SANDBOX_LABEL, supervised, type ContainerEngine } from './container.ts';
+import { McpbenchError } from '../errors.ts';
 
 export const SANDBOX_BACKENDS = ['bwrap', 'docker', 'podman', 'process'] as const;
 export type SandboxBackend = (typeof SANDBOX_BACKENDS)[number];
@@ -31,12 +35,15 @@ export interface LaunchSpec {
   args: string[];
   /** The complete environment of the process (nothing else is inherited). */
   env?: Record<string, string>;
+  /** The container it runs in (container backends): gone when the process ends, `removeContainers` to be sure. */
+  container?: { engine: ContainerEngine; name: string };
 }
 
 export const PROCESS_BACKEND_WARNING =
   'sandbox backend `process`: the server runs as a plain child process; it is NOT isolated from the network and can write outside its sandbox';
 
-export const DEFAULT_CONTAINER_IMAGE = 'node:20-bookworm-slim';
+/** The sandbox image (deploy/sandbox.Dockerfile: Node 20 and git), built on the machine; nothing is pulled. */
+export const DEFAULT_CONTAINER_IMAGE = 'mcpbench-sandbox';
 
 /** The unprivileged user (and group) a sandboxed process runs as: `nobody` on Debian. */
 export const SANDBOX_UID = 65534;
@@ -54,12 +61,14 @@ export interface SandboxLimits {
   memoryBytes: number;
   /** Size of its private /tmp. */
   tmpBytes: number;
+  /** Size of its /dev/shm (the rest of /dev is read-only): memory-backed, so bounded like /tmp. */
+  shmBytes: number;
 }
 
 /** A server: PGlite's worker threads and git's children fit easily; a fork bomb or a runaway file does not. */
-export const SERVER_LIMITS: SandboxLimits = { processes: 256, fileSizeBytes: 1 * GiB, memoryBytes: 4 * GiB, tmpBytes: 64 * MiB };
+export const SERVER_LIMITS: SandboxLimits = { processes: 256, fileSizeBytes: 1 * GiB, memoryBytes: 4 * GiB, tmpBytes: 64 * MiB, shmBytes: 16 * MiB };
 /** A command agent: an interpreter and its children; its scratch folder has a size of its own. */
-export const AGENT_LIMITS: SandboxLimits = { processes: 512, fileSizeBytes: 1 * GiB, memoryBytes: 8 * GiB, tmpBytes: 256 * MiB };
+export const AGENT_LIMITS: SandboxLimits = { processes: 512, fileSizeBytes: 1 * GiB, memoryBytes: 8 * GiB, tmpBytes: 256 * MiB, shmBytes: 64 * MiB };
 
 /** The host's system folders (binaries and libraries), read-only in every sandbox. */
 export const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
@@ -81,6 +90,8 @@ export interface Confinement {
   mounts?: { source: string; target: string }[];
   /** Files inside a bound folder replaced by an empty file (task files under an agent's folder). */
   hidden?: string[];
+  /** Folders inside a bound folder replaced by an empty read-only one (the run folder, `.git` under an agent's folder). */
+  hiddenFolders?: string[];
   /** A private, size-limited, writable folder (the agent's scratch), gone when the process ends. */
   scratch?: { path: string; bytes: number };
   /** `none`: loopback only. `host`: the host's network (a postgres server on the user's own Postgres). */
@@ -195,7 +206,7 @@ export function sandboxed(backend: SandboxBackend, spec: LaunchSpec, confinement
       return bwrapCommand(spec, env, confinement);
     case 'docker':
     case 'podman':
-      return containerCommand(backend, spec, env, confinement, image);
+      return containerCommand(backend, spec, confinement, image);
     case 'process':
       return { command: spec.command, args: spec.args, env };
   }
@@ -232,13 +243,17 @@ function bwrapCommand(spec: LaunchSpec, env: Record<string, string>, c: Confinem
     ...SYSTEM_FOLDERS.flatMap(systemBind),
     ...c.etc.flatMap((name) => ['--ro-bind-try', `/etc/${name}`, `/etc/${name}`]),
     '--proc', '/proc',
+    // A minimal /dev, read-only but for a sized /dev/shm: nothing memory-backed in it is unbounded.
     '--dev', '/dev',
+    '--size', String(c.limits.shmBytes), '--perms', '1777', '--tmpfs', '/dev/shm',
+    '--remount-ro', '/dev',
     '--size', String(c.limits.tmpBytes), '--tmpfs', '/tmp',
     // After the private /tmp, so what lies under the real /tmp (a checkout, the sandbox) is the real one.
     ...c.readOnly.flatMap((path) => ['--ro-bind', path, path]),
     ...(c.mounts ?? []).flatMap((m) => ['--ro-bind', m.source, m.target]),
     ...c.writable.flatMap((path) => ['--bind', path, path]),
     ...(c.hidden ?? []).flatMap((path) => ['--ro-bind', '/dev/null', path]),
+    ...(c.hiddenFolders ?? []).flatMap((path) => ['--size', '4096', '--perms', '0500', '--tmpfs', path, '--remount-ro', path]),
     ...(c.scratch ? ['--size', String(c.scratch.bytes), '--tmpfs', c.scratch.path, '--chmod', '0700', c.scratch.path] : []),
     // The root itself (a tmpfs holding the mount points) becomes read-only: nothing unbounded to fill.
     '--remount-ro', '/',
@@ -256,39 +271,70 @@ function bwrapCommand(spec: LaunchSpec, env: Record<string, string>, c: Confinem
   return { command: 'bwrap', args, env };
 }
 
-function containerCommand(engine: 'docker' | 'podman', spec: LaunchSpec, env: Record<string, string>, c: Confinement, image: string): LaunchSpec {
+/** What a container is, beyond the confinement: its image, its name, and whose network it joins (the image agent's sidecar). */
+export interface ContainerSettings {
+  image: string;
+  name?: string;
+  /** `container:<name>`: share that container's network (its loopback) instead of `--network none`. */
+  joinNetworkOf?: string;
+  /** Run the image's own entrypoint and command (the command's words, if any, are its arguments). */
+  imageEntrypoint?: boolean;
+}
+
+/**
+ * The `run`/`create` arguments (after the verb) that confine a container as `c` says, and the engine client's
+ * environment: the container's variables by name (values in the client's environment, never on the command
+ * line), the engine's own from the runner's. `--init` makes a signal reach the process; nothing is pulled.
+ */
+export function containerArguments(engine: ContainerEngine, spec: LaunchSpec, c: Confinement, settings: ContainerSettings): { args: string[]; env: Record<string, string>; name: string } {
   const identity = sandboxIdentity(c);
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const user = identity.dropToNobody || typeof process.getuid !== 'function' ? `${SANDBOX_UID}:${SANDBOX_GID}` : `${process.getuid()}:${process.getgid!()}`;
   // The command's own node is the container's; the command's first word is replaced by `node`.
   const command = spec.command === process.execPath ? 'node' : spec.command;
   // Node's folder is the image's own; the rest of the runtime is mounted at its host path.
   const readOnly = c.readOnly.filter((p) => p !== nodePrefix());
-  return {
-    command: engine,
-    args: [
-      'run', '--rm', '-i',
-      '--network', c.network === 'host' ? 'host' : 'none',
-      '--read-only',
-      '--cap-drop', 'ALL',
-      '--security-opt', 'no-new-privileges',
-      '--user', user,
-      '--pids-limit', String(c.limits.processes),
-      '--memory', String(c.limits.memoryBytes),
-      '--ulimit', `fsize=${c.limits.fileSizeBytes}:${c.limits.fileSizeBytes}`,
-      '--tmpfs', `/tmp:rw,size=${c.limits.tmpBytes},mode=1777`,
-      ...(c.scratch ? ['--tmpfs', `${c.scratch.path}:rw,size=${c.scratch.bytes},mode=1777`] : []),
-      ...readOnly.flatMap((path) => ['--volume', `${path}:${path}:ro`]),
-      ...(c.mounts ?? []).flatMap((m) => ['--volume', `${m.source}:${m.target}:ro`]),
-      ...c.writable.flatMap((path) => ['--volume', `${path}:${path}:rw`]),
-      ...(c.hidden ?? []).flatMap((path) => ['--volume', `/dev/null:${path}:ro`]),
-      '--workdir', c.cwd,
-      // Names only: the values come from the engine's own environment, so they never show in `ps`.
-      ...Object.keys(env).flatMap((k) => ['--env', k]),
-      image,
-      command, ...spec.args,
-    ],
-    env,
-  };
+  const name = settings.name ?? containerName('sandbox');
+  const { flags: envFlags, env } = containerEnvironment(spec.env ?? {});
+  // The engine's defaults are the engine's, read once from a container of the sandbox image.
+  const defaults = probeEngine(engine, containerImage()).defaults;
+  const args = [
+    '--rm', '-i', '--init', '--pull', 'never', '--log-driver', 'none',
+    '--name', name, '--label', `${SANDBOX_LABEL}=${process.pid}`,
+    '--network', settings.joinNetworkOf ? `container:${settings.joinNetworkOf}` : c.network === 'host' ? 'host' : 'none',
+    ...(settings.joinNetworkOf ? [] : ['--hostname', 'mcpbench-sandbox']),
+    '--read-only',
+    '--cap-drop', 'ALL',
+    '--security-opt', 'no-new-privileges',
+    '--user', user,
+    // Rootless podman maps the caller's own uid onto itself, so its folders stay writable inside.
+    ...(engine === 'podman' && !root ? ['--userns', 'keep-id'] : []),
+    '--pids-limit', String(c.limits.processes),
+    '--memory', String(c.limits.memoryBytes),
+    ...defaultUlimitFlags(defaults),
+    '--ulimit', `fsize=${c.limits.fileSizeBytes}:${c.limits.fileSizeBytes}`,
+    '--ulimit', `data=${c.limits.memoryBytes}:${c.limits.memoryBytes}`,
+    '--ulimit', 'core=0:0',
+    '--tmpfs', `/tmp:rw,size=${c.limits.tmpBytes},mode=1777`,
+    '--shm-size', String(c.limits.shmBytes),
+    ...(c.scratch ? ['--tmpfs', `${c.scratch.path}:rw,exec,size=${c.scratch.bytes},mode=1777`] : []),
+    ...readOnly.flatMap((path) => ['--volume', `${path}:${path}:ro`]),
+    ...(c.mounts ?? []).flatMap((m) => ['--volume', `${m.source}:${m.target}:ro`]),
+    ...c.writable.flatMap((path) => ['--volume', `${path}:${path}:rw`]),
+    ...(c.hidden ?? []).flatMap((path) => ['--volume', `/dev/null:${path}:ro`]),
+    ...(c.hiddenFolders ?? []).flatMap((path) => ['--tmpfs', `${path}:ro,size=4k,mode=0500`]),
+    // An image's own entrypoint runs where the image says.
+    ...(settings.imageEntrypoint ? [] : ['--workdir', c.cwd]),
+    ...envFlags,
+    settings.image,
+    ...(settings.imageEntrypoint ? spec.args : [command, ...spec.args]),
+  ];
+  return { args, env, name };
+}
+
+function containerCommand(engine: ContainerEngine, spec: LaunchSpec, c: Confinement, image: string): LaunchSpec {
+  const { args, env, name } = containerArguments(engine, spec, c, { image });
+  return { ...supervised(engine, name, ['run', ...args], env), container: { engine, name } };
 }
 
 // ------------------------------------------------------------------------------------------ the probes
@@ -313,12 +359,8 @@ export function probeBackend(backend: SandboxBackend): BackendStatus {
     }
     case 'docker':
     case 'podman': {
-      const info = probe(backend, ['info', '--format', '{{.ServerVersion}}']);
-      return {
-        backend,
-        works: info.status === 0,
-        detail: info.error ? 'not installed' : info.status === 0 ? `engine ${info.stdout.trim()}` : `no engine: ${(info.stderr || info.stdout).trim().split('\n')[0]}`,
-      };
+      const { works, detail } = probeEngine(backend, containerImage());
+      return { backend, works, detail };
     }
     case 'process':
       return { backend, works: true, detail: 'always available; no isolation' };
@@ -331,7 +373,8 @@ export function probeBackends(): BackendStatus[] {
 }
 
 /** A backend that was asked for by name and does not work here; the message says how to fix it. */
-export class SandboxUnavailableError extends Error {
+export class SandboxUnavailableError extends McpbenchError {
+  static override readonly code: string = 'sandbox-unavailable';
   constructor(readonly status: BackendStatus) {
     super(
       `sandbox backend \`${status.backend}\` does not work here: ${status.detail}. Install it, or choose another backend ` +
@@ -351,6 +394,8 @@ export function chooseBackend(requested?: SandboxBackend): SandboxBackend {
   if (!named) return defaultBackend();
   const status = probeBackend(named);
   if (!status.works) throw new SandboxUnavailableError(status);
+  // Containers a killed runner left behind on this machine go now, while this run gets going.
+  if (named === 'docker' || named === 'podman') void removeOrphans(named).catch(() => undefined);
   return named;
 }
 

@@ -34,10 +34,10 @@
  */
 import { mulberry32 } from '../seeded-random.ts';
 import type { UsageTotals } from '../runner/agents/usage.ts';
-import { latestByWorkUnit, type EpisodeError, type EpisodeRecord } from '../runner/store.ts';
-import { FAULT_TYPES, RECOVERABLE, type FaultType } from '../runner/types.ts';
+import { FAULT_TYPES, RECOVERABLE, type FaultType } from '../record/faults.ts';
+import type { EpisodeError, EpisodeRecord } from '../record/schema.ts';
+import { latestByWorkUnit } from '../record/work-units.ts';
 
-type EpisodeResult = EpisodeRecord;
 
 export interface ScoreOptions {
   /** Bootstrap resamples per interval (default 1000). */
@@ -250,7 +250,7 @@ export function errorCounts(records: readonly EpisodeRecord[], limit = 10): Erro
 }
 
 /** All calls the agent made in an episode, refused ones included. */
-export function callCount(result: EpisodeResult): number {
+export function callCount(result: EpisodeRecord): number {
   return result.calls.length > 0 ? result.calls.length : result.tool_calls + result.unlisted_calls;
 }
 
@@ -277,7 +277,7 @@ interface Unit {
   c: number;
 }
 
-function unitsOf(scored: readonly EpisodeResult[]): Unit[] {
+function unitsOf(scored: readonly EpisodeRecord[]): Unit[] {
   return groupSorted(scored, (r) => JSON.stringify([r.task_id, r.variant, r.fault_profile, r.perturbation])).map(([, group]) => {
     const first = group[0]!;
     return {
@@ -298,7 +298,7 @@ function passKClusters(units: readonly Unit[], k: number): { numerator: number; 
   ).map(([, group]) => ({ numerator: group.reduce((s, u) => s + passHatK(u.n, u.c, k), 0), denominator: group.length }));
 }
 
-function successClusters(scored: readonly EpisodeResult[]): { numerator: number; denominator: number }[] {
+function successClusters(scored: readonly EpisodeRecord[]): { numerator: number; denominator: number }[] {
   return groupSorted(scored, (r) => r.task_id).map(([, group]) => ({
     numerator: group.filter((r) => r.passed).length,
     denominator: group.length,
@@ -306,12 +306,12 @@ function successClusters(scored: readonly EpisodeResult[]): { numerator: number;
 }
 
 function breakdown(
-  scored: readonly EpisodeResult[],
-  keysOf: (r: EpisodeResult) => string[],
+  scored: readonly EpisodeRecord[],
+  keysOf: (r: EpisodeRecord) => string[],
   bootstrap: { resamples: number; seed: number; confidence: number },
   label: string,
 ): Breakdown[] {
-  const groups = new Map<string, EpisodeResult[]>();
+  const groups = new Map<string, EpisodeRecord[]>();
   for (const result of scored) {
     for (const key of new Set(keysOf(result))) {
       let group = groups.get(key);
@@ -335,7 +335,7 @@ function breakdown(
 
 // ---------------------------------------------------------------------------------------------------------
 
-export function computeScores(results: readonly EpisodeResult[], options: ScoreOptions = {}): Scores {
+export function computeScores(results: readonly EpisodeRecord[], options: ScoreOptions = {}): Scores {
   const bootstrap = { resamples: options.resamples ?? 1000, seed: options.seed ?? 1, confidence: options.confidence ?? 0.95 };
   if (!Number.isInteger(bootstrap.resamples) || bootstrap.resamples < 1) throw new RangeError('resamples must be a positive integer');
   if (!(bootstrap.confidence > 0 && bootstrap.confidence < 1)) throw new RangeError('confidence must be in (0, 1)');
@@ -441,8 +441,8 @@ export function computeScores(results: readonly EpisodeResult[], options: ScoreO
 }
 
 /** Sums of every record's model usage (all attempts), per passed episode where asked. */
-export function modelScores(results: readonly EpisodeResult[], passed: number): ModelScores | null {
-  const records = results.map((r) => r.model).filter((m): m is NonNullable<EpisodeResult['model']> => m !== undefined);
+export function modelScores(results: readonly EpisodeRecord[], passed: number): ModelScores | null {
+  const records = results.map((r) => r.model).filter((m): m is NonNullable<EpisodeRecord['model']> => m !== undefined);
   if (records.length === 0) return null;
   const sum = (pick: (m: (typeof records)[number]) => number) => records.reduce((s, m) => s + pick(m), 0);
   const priced = records.filter((m) => m.cost !== null);

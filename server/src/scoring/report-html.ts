@@ -7,12 +7,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../paths.ts';
-import { outcomeReason, type EpisodeRecord, type RunRecord } from '../runner/store.ts';
 import type { Scores } from './metrics.ts';
-import type { FailureSummary } from './report.ts';
-import { FAILURE_MODE_INFO, FAILURE_MODES } from '../results/failure-modes.ts';
+import type { FailureSummary } from './derive.ts';
+import { FAILURE_MODE_INFO, FAILURE_MODES } from './failure-modes.ts';
+import type { EpisodeRecord, RunRecord } from '../record/schema.ts';
+import { outcomeReason } from '../record/work-units.ts';
+import { VIEWS_DIR } from '../record/run-folder.ts';
 
-type EpisodeResult = EpisodeRecord;
 
 export interface PlotAssets {
   /** d3 UMD build (defines the global `d3`). */
@@ -53,7 +54,7 @@ export interface HtmlInput {
   config: RunRecord;
   scores: Scores;
   /** One record per work unit (see latestByWorkUnit). */
-  results: EpisodeResult[];
+  results: EpisodeRecord[];
   warnings: string[];
   failures?: FailureSummary;
 }
@@ -61,12 +62,15 @@ export interface HtmlInput {
 export interface HtmlOptions {
   /** Longest arguments / result / evidence text kept per call in the trace viewer (default 2000). */
   maxValueChars?: number;
+  /** Link each episode to its page in the episode viewer (`views/<work unit>.html`, written beside the report). */
+  views?: boolean;
 }
 
-function cut(value: unknown, max: number): string {
+/** A value as text (strings as they are, the rest as JSON indented by `indent`), cut to `max` characters with a note. */
+export function cut(value: unknown, max: number, indent = 1): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? value : (JSON.stringify(value, null, 1) ?? String(value));
+    text = typeof value === 'string' ? value : (JSON.stringify(value, null, indent) ?? String(value));
   } catch {
     text = String(value);
   }
@@ -81,7 +85,7 @@ interface VerdictView {
   children?: VerdictView[];
 }
 
-function verdictView(node: NonNullable<EpisodeResult['verdict']>, max: number): VerdictView {
+function verdictView(node: NonNullable<EpisodeRecord['verdict']>, max: number): VerdictView {
   const view: VerdictView = { label: node.kind === 'leaf' ? (node.name ?? 'leaf') : node.kind, value: node.value ?? null };
   if (node.evidence !== undefined) view.evidence = cut(node.evidence, max);
   if (node.undecided) view.undecided = node.undecided;
@@ -90,9 +94,10 @@ function verdictView(node: NonNullable<EpisodeResult['verdict']>, max: number): 
 }
 
 /** The trace viewer's data: what it shows and nothing more, with long values cut. */
-function episodeView(r: EpisodeResult, max: number) {
+function episodeView(r: EpisodeRecord, max: number, views: boolean) {
   return {
     task_id: r.task_id,
+    view: views ? `${VIEWS_DIR}/${r.work_unit}.html` : null,
     trial: r.trial,
     variant: r.variant,
     fault_profile: r.fault_profile,
@@ -193,10 +198,10 @@ export function renderPage(parts: PageParts): string {
 
 export function renderHtml(input: HtmlInput, assets: PlotAssets, options: HtmlOptions = {}): string {
   const max = options.maxValueChars ?? 2000;
-  const order = (r: EpisodeResult) => [r.task_id, r.variant, r.fault_profile, r.perturbation];
+  const order = (r: EpisodeRecord) => [r.task_id, r.variant, r.fault_profile, r.perturbation];
   const episodes = [...input.results]
     .sort((a, b) => compareTuples(order(a), order(b)) || a.trial - b.trial)
-    .map((r) => episodeView(r, max));
+    .map((r) => episodeView(r, max, options.views ?? false));
   // Each failed episode's failure mode, attached to its view by key.
   const modeKey = (r: { task_id: string; trial: number; variant: string; fault_profile: string; perturbation: string }) => JSON.stringify([r.task_id, r.trial, r.variant, r.fault_profile, r.perturbation]);
   const modes = new Map((input.failures?.episodes ?? []).map((f) => [modeKey(f), { mode: f.mode, label: FAILURE_MODE_INFO[f.mode].label, ...f.evidence, also: f.also }]));
@@ -574,7 +579,8 @@ ${CLIENT_HELPERS}
         ep.reason ? el('span', { class: 'reason', text: ep.reason }) : null,
         ep.mode ? el('span', { class: 'badge mode', text: ep.mode.label }) : null,
         el('span', { class: 'tag', text: 'trial ' + ep.trial + ' · ' + ep.variant + ' · faults ' + ep.fault_profile + ' · perturbation ' + ep.perturbation }),
-        el('span', { class: 'tag', text: ep.calls.length + ' calls' + (faults ? ' · ' + faults + ' faults' : '') + ' · ' + (ep.duration_ms / 1000).toFixed(2) + ' s' })));
+        el('span', { class: 'tag', text: ep.calls.length + ' calls' + (faults ? ' · ' + faults + ' faults' : '') + ' · ' + (ep.duration_ms / 1000).toFixed(2) + ' s' }),
+        ep.view ? el('a', { class: 'open-view', href: ep.view, text: 'open episode ↗' }) : null));
     details.addEventListener('toggle', () => { if (details.open && details.children.length === 1) details.append(traceOf(ep)); });
     const haystack = [ep.task_id, ep.variant, ep.fault_profile, ep.perturbation, ep.category, ep.reason, ep.mode ? ep.mode.label : '', ...ep.namespaces, ...ep.calls.map((c) => c.tool)].join(' ').toLowerCase();
     return { ep, details, haystack };

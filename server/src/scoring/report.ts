@@ -1,17 +1,21 @@
 /**
  * `mcpbench report runs/<run-id>`: reads a run folder through the run store and writes report.json (the run,
  * its scores, and every episode's outcome and reason), junit.xml and report.html next to it, each atomically.
- * The CLI only maps argv onto `writeReport` and prints the warnings.
+ * The run's numbers come from `deriveRun` (derive.ts); the CLI only maps argv onto `reportRun`.
  */
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
-import type { NodeVerdict } from '../predicates/evaluate.ts';
-import { latestByWorkUnit, openRun, outcomeReason, REPORT_FILES, type EpisodeError, type EpisodeFailure, type EpisodeRecord, type EpisodeStatus, type RunRecord } from '../runner/store.ts';
-import { computeScores, type ScoreOptions, type Scores } from './metrics.ts';
+import { fsyncDirectory, writeFileAtomicSync, writeJsonAtomicSync } from '../atomic-file.ts';
+import { openRun, REPORT_FILES, VIEWS_DIR } from '../record/run-folder.ts';
+import { isSealedRun } from '../record/trace.ts';
+import type { Task } from '../tasks/model.ts';
+import { renderEpisodeHtml } from './episode-html.ts';
+import type { Scores } from './metrics.ts';
 import { loadPlotAssets, renderHtml, type PlotAssets } from './report-html.ts';
-import { countModes, type FailureDiagnosis, type FailureMode } from '../results/failure-modes.ts';
+import { deriveRun, type DeriveOptions, type DerivedRun, type FailureSummary } from './derive.ts';
+import type { NodeVerdict, EpisodeError, EpisodeFailure, EpisodeRecord, EpisodeStatus, RunRecord } from '../record/schema.ts';
+import { latestByWorkUnit, outcomeReason } from '../record/work-units.ts';
 
-type EpisodeResult = EpisodeRecord;
 
 /** One episode's outcome as report.json lists it (the standing record of each work unit). */
 export interface EpisodeOutcome {
@@ -33,16 +37,6 @@ export interface EpisodeOutcome {
   attempt: number;
 }
 
-/** The failure mode of each failed episode (results/failure-modes.ts), and their counts. */
-export interface FailureSummary {
-  counts: Record<FailureMode, number>;
-  /** Failed episodes diagnosed. */
-  failed: number;
-  /** Share of them with a specific mode rather than `unknown`; null when none failed. */
-  specific_share: number | null;
-  episodes: ({ task_id: string; trial: number; variant: string; fault_profile: string; perturbation: string } & FailureDiagnosis)[];
-}
-
 export interface ReportJson {
   run: RunRecord;
   scores: Scores;
@@ -50,16 +44,6 @@ export interface ReportJson {
   /** Present when the report was written with a failure diagnoser (the CLI always passes one). */
   failures?: FailureSummary;
   warnings: string[];
-}
-
-/** Diagnoses the failed episodes among `results` (one per work unit). */
-export function summarizeFailures(results: readonly EpisodeRecord[], diagnose: (result: EpisodeRecord) => FailureDiagnosis | null): FailureSummary {
-  const episodes = results.flatMap((r) => {
-    const d = diagnose(r);
-    return d ? [{ task_id: r.task_id, trial: r.trial, variant: r.variant, fault_profile: r.fault_profile, perturbation: r.perturbation, ...d }] : [];
-  });
-  const counts = countModes(episodes.map((e) => e.mode));
-  return { counts, failed: episodes.length, specific_share: episodes.length ? 1 - counts.unknown / episodes.length : null, episodes };
 }
 
 export function episodeOutcomes(records: readonly EpisodeRecord[]): EpisodeOutcome[] {
@@ -151,16 +135,16 @@ const attrs = (values: Record<string, string | number>) =>
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Which suite an episode belongs to: its namespace, or `a+b` for a cross-server task. */
-export function suiteName(result: EpisodeResult): string {
+export function suiteName(result: EpisodeRecord): string {
   return result.namespaces.length > 0 ? [...result.namespaces].sort().join('+') : 'unknown';
 }
 
 /** Unique within a suite: task, trial, variant, and the conditions the run varied. */
-export function testCaseName(result: EpisodeResult): string {
+export function testCaseName(result: EpisodeRecord): string {
   return `${result.task_id} [trial ${result.trial}] [${result.variant}] [faults ${result.fault_profile}] [perturbation ${result.perturbation}]`;
 }
 
-function failureMessage(result: EpisodeResult): string {
+function failureMessage(result: EpisodeRecord): string {
   if (result.failure) return `${result.failure.code}: ${result.failure.message.split('\n')[0]}`;
   if (result.budget_exceeded) return `step budget exceeded (${result.tool_calls} calls, max_steps ${result.max_steps})`;
   if (!result.verdict) return 'no verdict: the predicate was not evaluated';
@@ -168,7 +152,7 @@ function failureMessage(result: EpisodeResult): string {
 }
 
 /** The text of an `<error>`: the message, the process's fate, its stderr tail, and the verdict if one was taken. */
-function errorBody(result: EpisodeResult): string {
+function errorBody(result: EpisodeRecord): string {
   const error = result.error!;
   const lines = [error.message];
   const fate = [
@@ -185,7 +169,7 @@ function errorBody(result: EpisodeResult): string {
   return lines.join('\n');
 }
 
-function failureBody(result: EpisodeResult): string {
+function failureBody(result: EpisodeRecord): string {
   const lines = [result.verdict ? verdictText(result.verdict) : 'no verdict'];
   if (result.answer !== undefined) lines.push('', `answer: ${compactJson(result.answer, 2000)}`);
   const faults = result.calls.filter((c) => c.fault).map((c) => `#${c.index} ${c.tool}: ${c.fault!.type}`);
@@ -199,16 +183,16 @@ function failureBody(result: EpisodeResult): string {
  * an agent error or an infrastructure error (one that no retry resolved) is an `<error>` whose type says
  * which and whose message is the error's.
  */
-export function renderJunit(config: Pick<RunRecord, 'run_id' | 'agent' | 'fault_profile' | 'seed' | 'created_at'>, results: readonly EpisodeResult[]): string {
+export function renderJunit(config: Pick<RunRecord, 'run_id' | 'agent' | 'fault_profile' | 'seed' | 'created_at'>, results: readonly EpisodeRecord[]): string {
   const episodes = latestByWorkUnit(results);
-  const suites = new Map<string, EpisodeResult[]>();
+  const suites = new Map<string, EpisodeRecord[]>();
   for (const result of episodes) {
     const name = suiteName(result);
     let suite = suites.get(name);
     if (!suite) suites.set(name, (suite = []));
     suite.push(result);
   }
-  const count = (list: readonly EpisodeResult[]) => ({
+  const count = (list: readonly EpisodeRecord[]) => ({
     tests: list.length,
     failures: list.filter((r) => r.status === 'failed').length,
     errors: list.filter((r) => r.status === 'agent_error' || r.status === 'infra_error').length,
@@ -245,11 +229,10 @@ export function renderJunit(config: Pick<RunRecord, 'run_id' | 'agent' | 'fault_
 // ---------------------------------------------------------------------------------------------------------
 
 export interface ReportOptions {
-  scoring?: ScoreOptions;
   /** The plotting libraries to inline; found in node_modules when omitted. */
   assets?: PlotAssets;
-  /** Classifies a failed episode (results/run-source.ts failureDiagnoser); without it the report has no failure modes. */
-  diagnose?: (result: EpisodeResult) => FailureDiagnosis | null;
+  /** The tasks the episodes ran, by canonical hash: their goals go into the episode viewer's pages (never a sealed run's). */
+  tasks?: ReadonlyMap<string, Task>;
 }
 
 export interface ReportOutput {
@@ -258,19 +241,42 @@ export interface ReportOutput {
   warnings: string[];
 }
 
-/** Reads `directory` through the run store and writes report.json, junit.xml and report.html into it, atomically. */
-export function writeReport(directory: string, options: ReportOptions = {}): ReportOutput {
-  const run = openRun(directory);
-  const records = [...run.episodes];
+/** Writes report.json, junit.xml and report.html of a derived run into `directory`, atomically. */
+export function writeReport(directory: string, run: DerivedRun, options: ReportOptions = {}): ReportOutput {
   const warnings = [...run.warnings];
-  // Bootstrap draws follow the run's seed unless the caller says otherwise, so a report is reproducible.
-  const scores = computeScores(records, { seed: run.config.seed, ...options.scoring });
-  const latest = latestByWorkUnit(records);
-  const failures = options.diagnose ? summarizeFailures(latest, options.diagnose) : undefined;
-  const report: ReportJson = { run: run.config, scores, episodes: episodeOutcomes(records), ...(failures ? { failures } : {}), warnings };
+  const { scores, failures } = run;
+  const report: ReportJson = { run: run.config, scores, episodes: episodeOutcomes(run.records), ...(failures ? { failures } : {}), warnings };
   const files = { json: join(directory, REPORT_FILES.json), junit: join(directory, REPORT_FILES.junit), html: join(directory, REPORT_FILES.html) };
   writeJsonAtomicSync(files.json, report);
-  writeFileAtomicSync(files.junit, renderJunit(run.config, records));
-  writeFileAtomicSync(files.html, renderHtml({ config: run.config, scores, results: latest, warnings, ...(failures ? { failures } : {}) }, options.assets ?? loadPlotAssets()));
+  writeFileAtomicSync(files.junit, renderJunit(run.config, run.records));
+  writeEpisodeViews(directory, run, options.tasks);
+  writeFileAtomicSync(files.html, renderHtml({ config: run.config, scores, results: [...run.standing], warnings, ...(failures ? { failures } : {}) }, options.assets ?? loadPlotAssets(), { views: true }));
   return { files, report, warnings };
+}
+
+/**
+ * The episode viewer's pages of a run's standing episodes, in `views/`: written into a new folder that then
+ * replaces the old one, so a reader sees one report's pages, never a mix. Pages are derived (a report writes
+ * them again), so they are not fsynced one by one. A sealed run's pages hold no task goal but a perturbed one.
+ */
+export function writeEpisodeViews(directory: string, run: Pick<DerivedRun, 'config' | 'standing'>, tasks?: ReadonlyMap<string, Task>): string {
+  const target = join(directory, VIEWS_DIR);
+  const fresh = mkdtempSync(join(directory, `${VIEWS_DIR}.new-`));
+  const sealed = isSealedRun(run.config);
+  for (const record of run.standing) {
+    const goal = sealed ? undefined : tasks?.get(record.task_hash)?.goal;
+    writeFileSync(join(fresh, `${record.work_unit}.html`), renderEpisodeHtml(record, run.config, goal !== undefined ? { goal } : {}));
+  }
+  const old = existsSync(target) ? `${target}.old-${process.pid}-${Date.now()}` : undefined;
+  if (old) renameSync(target, old);
+  renameSync(fresh, target);
+  fsyncDirectory(directory);
+  if (old) rmSync(old, { recursive: true, force: true });
+  return target;
+}
+
+/** `mcpbench report`: reads `directory` through the run folder API, derives the run and writes its report. */
+export function reportRun(directory: string, options: DeriveOptions & ReportOptions = {}): ReportOutput {
+  const { assets, ...derive } = options;
+  return writeReport(directory, deriveRun(openRun(directory), derive), { ...(assets ? { assets } : {}), ...(derive.tasks ? { tasks: derive.tasks } : {}) });
 }

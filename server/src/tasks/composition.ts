@@ -5,8 +5,10 @@
  * table a reader sees is computed, never typed.
  */
 import type { Registry } from '../mcp/registry.ts';
+import { namespaceOf } from '../mcp/names.ts';
 import { leaves, parsePredicate } from '../predicates/tree.ts';
-import { CATEGORIES, DIFFICULTIES, taskNamespaces, type Task } from './model.ts';
+import { type Task } from './model.ts';
+import { CATEGORIES, DIFFICULTIES, taskNamespaces } from './vocabulary.ts';
 
 type Category = (typeof CATEGORIES)[number];
 type Difficulty = (typeof DIFFICULTIES)[number];
@@ -53,7 +55,7 @@ export function taskTraits(task: Task, registry: Registry): TaskTraits {
     crossServer: namespaces.size > 1,
     // An information task: a predicate reads the agent's final answer (a virtual namespace's, `answer`).
     information: leaves(parsePredicate(task.success_predicate, ['success_predicate'])).some((leaf) => registry.predicate(leaf.name)?.declaration.reads.includes('answer') === true),
-    distractors: task.available_tools.some((tool) => !namespaces.has(tool.slice(0, tool.indexOf('.')))),
+    distractors: task.available_tools.some((tool) => !namespaces.has(namespaceOf(tool))),
     ...(task.template ? { template: task.template.id } : {}),
     tags: task.tags ?? [],
   };

@@ -66,6 +66,10 @@ export const RULES = {
   'goal-value-unchecked': { severity: 'warning', summary: 'The goal names a file, id or quoted value that no predicate checks (quoted values already in the initial state are references and exempt).' },
   todo: { severity: 'warning', summary: 'A `TODO:` left in a value outside the initial state: the task is not finished (a skeleton from `mcpbench new` holds them).' },
   'duplicate-id': { severity: 'error', summary: 'Two task files in the set share an id.' },
+  'missing-frame-condition': { severity: 'info', summary: 'A task whose reference solutions write to a namespace, with no `unchanged`, `stateEquals` or `matchesReference` of that namespace in the predicate: nothing says what must not change, so an extra destructive write passes.' },
+  'any-always-true': { severity: 'error', summary: 'An `any` with a branch already true on the initial state, or a leaf next to its own negation: the `any` holds without the agent doing anything.' },
+  'pointer-resolves-to-nothing': { severity: 'error', summary: 'An `unchanged`, `stateEquals` or `matchesReference` pointer that names nothing in the initial state or the state schema: it checks nothing (or only that nothing appears there).' },
+  'vacuous-leaf': { severity: 'error', summary: 'A leaf already true on the initial state, of a namespace that no reference solution and no available tool writes: it holds whatever the agent does.' },
 } as const satisfies Record<string, RuleInfo>;
 
 /** The template linter's rules (generator/lint-template.ts): codes as stable as the task rules'. */

@@ -5,6 +5,7 @@
  */
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { lineStarts, positionAt, type Position } from './positions.ts';
+import type { JsonPath } from '../json-values.ts';
 
 export type { Position };
 
@@ -12,8 +13,6 @@ export interface Span {
   offset: number;
   length: number;
 }
-
-export type JsonPath = (string | number)[];
 
 export interface SyntaxProblem extends Span {
   message: string;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { McpbenchError } from '../errors.ts';
 /** JSON files that live beside tasks but are not tasks. */
 const NOT_TASKS = new Set(['package.json', 'package-lock.json', 'tsconfig.json', 'jsconfig.json']);
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'runs', 'out']);
@@ -10,7 +10,9 @@ export function isTaskFileName(name: string): boolean {
   return name.endsWith('.json') && !name.endsWith('.template.json') && !name.endsWith('.schema.json') && !NOT_TASKS.has(name);
 }
 
-export class PathError extends Error {}
+export class PathError extends McpbenchError {
+  static override readonly code: string = 'path';
+}
 
 export function isTemplateFileName(name: string): boolean {
   return name.endsWith('.template.json');
@@ -122,3 +124,28 @@ function firstInvalidUtf8(bytes: Buffer): number {
   }
   return bytes.length;
 }
+
+/** Files beside tasks in a set, batch or history folder that are not tasks. */
+export function isSetMetadataFile(name: string): boolean {
+  return name === 'set.json' || name === 'batch.json' || name.endsWith('.batch.json') || /^Historical-\d{4}-\d{2}\.json$/.test(name) || name.endsWith('.sealed.json');
+}
+
+/** The task files under `dir` (recursively), without the set, batch and history manifests. */
+export function taskFilesIn(dir: string): string[] {
+  return collectTaskFiles([dir]).filter((file) => !isSetMetadataFile(basename(file)));
+}
+
+/** Every file under `dir`, as paths relative to it with `/` separators, sorted. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const visit = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const full = join(current, name);
+      if (statSync(full).isDirectory()) visit(full);
+      else out.push(relative(dir, full).split(sep).join('/'));
+    }
+  };
+  visit(dir);
+  return out;
+}
+

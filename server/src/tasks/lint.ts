@@ -6,17 +6,23 @@
 import type { Node } from 'jsonc-parser';
 import canonicalize from 'canonicalize';
 import { compareDiagnostics, finding, toDiagnostic, type Diagnostic, type Finding, type Fix, type RuleCode, type TextEdit } from './diagnostics.ts';
-import { JsonDocument, type JsonPath, type Span } from './document.ts';
+import { JsonDocument, type Span } from './document.ts';
 import { appendToArray } from './edits.ts';
 import { goalValues, isValueChecked, scalarStrings } from './goal-values.ts';
-import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, TaskSchema, taskNamespaces } from './model.ts';
+import { TaskSchema } from './model.ts';
 import { checkTaskStructure, isObject, mapAjvErrors } from './schema-check.ts';
 import { closest } from './suggest.ts';
 import type { Registry } from '../mcp/registry.ts';
+import { namespacesOf, qualifyAll, splitQualified } from '../mcp/names.ts';
 import { evaluate, stateLeafEvaluator } from '../predicates/evaluate.ts';
-import { firstAnswerLeaf, passingBlindAnswers } from '../predicates/guesses.ts';
+import { firstAnswerLeaf, passingBlindAnswers } from './guesses.ts';
 import { argumentExists, deriveMutants } from './mutants.ts';
+import { FRAME_PREDICATES, framedNamespaces, pointerInSchema, writtenNamespaces } from './frames.ts';
+import { resolvePointer } from '../json-values.ts';
 import { leaves, parsePredicate, walk, type LeafNode, type PredicateNode, type StructureProblem } from '../predicates/tree.ts';
+import type { JsonPath } from '../json-values.ts';
+import { NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN } from '../mcp/names.ts';
+import { taskNamespaces } from './vocabulary.ts';
 
 /** `TODO:` as authors leave them (`TODO.md` is a file name, not a marker). */
 const TODO = /\bTODO:/;
@@ -135,6 +141,10 @@ class SemanticChecker {
       this.checkCombinators(this.predicate);
       if (!this.checkPassesInitially(this.predicate)) this.checkAnswerWithoutData(this.predicate);
       this.checkGoalValues();
+      this.checkAlwaysTrueAny(this.predicate);
+      this.checkFramePointers();
+      this.checkVacuousLeaves();
+      this.checkFrameCondition(this.predicate);
     }
     this.checkUnusedNamespaces();
     this.checkTodos();
@@ -239,9 +249,7 @@ class SemanticChecker {
 
   /** Reports an unknown namespace or tool in a qualified tool name; true when the tool exists. */
   private checkToolName(tool: string, lazySpan: () => Span): boolean {
-    const dot = tool.indexOf('.');
-    const namespace = tool.slice(0, dot);
-    const name = tool.slice(dot + 1);
+    const [namespace, name = ''] = splitQualified(tool);
     const info = this.registry.get(namespace);
     if (!info) {
       const span = lazySpan();
@@ -347,7 +355,7 @@ class SemanticChecker {
       const predicate = info.predicates.get(leaf.predicate);
       if (!predicate) {
         // A predicate written under the wrong namespace (`fs.fileExists`) or misspelled (`filesystem.fileExist`).
-        const allNames = [...this.registry.namespaces.values()].flatMap((n) => [...n.predicates.keys()].map((p) => `${n.namespace}.${p}`));
+        const allNames = [...this.registry.namespaces.values()].flatMap((n) => qualifyAll(n.namespace, n.predicates.keys()));
         const suggestion = closest(leaf.predicate, info.predicates.keys()) ? `${leaf.namespace}.${closest(leaf.predicate, info.predicates.keys())}` : closest(leaf.name, allNames);
         const fixes = suggestion ? [{ title: `Change to \`${suggestion}\``, edits: [this.replaceWith(keySpan(), suggestion)] }] : [];
         const hint = suggestion ? `did you mean \`${suggestion}\`?` : `its predicates: ${[...info.predicates.keys()].join(', ')}`;
@@ -489,9 +497,124 @@ class SemanticChecker {
     }
   }
 
+  /** Each namespace's initial state as the predicates read it (normalised), or undefined when it cannot be read. */
+  private normalizedInitial(namespace: string): unknown {
+    const info = this.registry.get(namespace);
+    const states = isObject(this.task.initial_state) ? this.task.initial_state : {};
+    const raw = states[namespace];
+    if (!info?.plugin || (raw !== undefined && !info.validateState(raw))) return undefined;
+    try {
+      return info.plugin.normalizeState(raw);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private initialEvaluator() {
+    const states = isObject(this.task.initial_state) ? this.task.initial_state : {};
+    return stateLeafEvaluator(this.registry, states, undefined, { initial: states });
+  }
+
+  /** An `any` that holds before the agent acts: a branch true on the initial state, or a leaf next to its negation. */
+  private checkAlwaysTrueAny(root: PredicateNode): void {
+    if (this.findings.some((f) => f.code === 'passes-initially')) return;
+    const evaluateLeaf = this.initialEvaluator();
+    for (const node of walk(root)) {
+      if (node.kind !== 'any') continue;
+      const positive = new Map<string, LeafNode>();
+      for (const child of node.children) if (child.kind === 'leaf') positive.set(canonicalLeaf(child), child);
+      let reported = false;
+      for (const child of node.children) {
+        if (child.kind === 'not' && child.child.kind === 'leaf' && positive.has(canonicalLeaf(child.child))) {
+          this.report('any-always-true', this.spanAt(child.path), `this \`any\` holds both \`${child.child.name}\` and its negation: it is always true and checks nothing`);
+          reported = true;
+          break;
+        }
+      }
+      if (reported) continue;
+      const branch = node.children.find((child) => evaluate(child, evaluateLeaf).value === true);
+      if (branch) {
+        this.report('any-always-true', this.spanAt(branch.path),
+          'this branch of `any` is already true on the initial state: an agent that leaves it alone satisfies the `any` without doing the task. Check the change this path makes, or remove the branch');
+      }
+    }
+  }
+
+  /** Pointers of the generic state predicates that name nothing: not in the initial state (unchanged), nor possible in the state schema. */
+  private checkFramePointers(): void {
+    for (const leaf of this.predicateLeaves) {
+      if (!FRAME_PREDICATES.includes(leaf.predicate) || !isObject(leaf.args)) continue;
+      const info = this.registry.get(leaf.namespace);
+      if (!info?.predicates.get(leaf.predicate)?.validateArguments(leaf.args)) continue;
+      const initial = this.normalizedInitial(leaf.namespace);
+      if (initial === undefined) continue;
+      const pointers: [string, JsonPath][] = typeof leaf.args.pointer === 'string'
+        ? [[leaf.args.pointer, [...leaf.path, leaf.name, 'pointer']]]
+        : Array.isArray(leaf.args.pointers) ? leaf.args.pointers.flatMap((p, i): [string, JsonPath][] => (typeof p === 'string' ? [[p, [...leaf.path, leaf.name, 'pointers', i]]] : [])) : [];
+      for (const [pointer, path] of pointers) {
+        if (resolvePointer(initial, pointer).found) continue;
+        if (leaf.predicate === 'unchanged') {
+          this.report('pointer-resolves-to-nothing', this.spanAt(path),
+            `\`${pointer}\` names nothing in the initial ${leaf.namespace} state: \`unchanged\` there only checks that nothing appears. Point at a value the state holds, or say it with \`not\` over an existence predicate`);
+        } else if (!pointerInSchema(info.server.state_schema, pointer)) {
+          this.report('pointer-resolves-to-nothing', this.spanAt(path),
+            `\`${pointer}\` names nothing the ${leaf.namespace} state schema allows: \`${leaf.predicate}\` there can never see a value. Point at a place of the state`);
+        }
+      }
+    }
+  }
+
+  /** A positive leaf already true at the start, of a namespace no reference solution writes: always true. */
+  private checkVacuousLeaves(): void {
+    if (this.findings.some((f) => f.code === 'passes-initially')) return;
+    // A namespace some available tool writes to can change, and a leaf true at the start there is a frame.
+    const written = writtenNamespaces([...this.referenceCalls(), ...[...this.availableTools].map((tool) => ({ tool }))], this.registry);
+    const evaluateLeaf = this.initialEvaluator();
+    // A leaf that names a file, id or quoted value of the goal is what `goal-value-unchecked` asks for: an anchor
+    // of the goal's value, left to that rule (a follow-up: let answer checks count as checking it).
+    const goalNamed = typeof this.task.goal === 'string' ? goalValues(this.task.goal) : [];
+    for (const leaf of this.predicateLeaves) {
+      if (FRAME_PREDICATES.includes(leaf.predicate) || this.isNegated(leaf) || written.has(leaf.namespace)) continue;
+      if (!this.taskNamespaces.includes(leaf.namespace)) continue; // predicate-namespace-not-in-task says it
+      if (goalNamed.some((value) => isValueChecked(value, scalarStrings(leaf.args)))) continue;
+      if (this.registry.isVirtual(leaf.namespace) || this.registry.predicate(leaf.name)?.declaration.reads.includes('answer')) continue;
+      if (evaluateLeaf(leaf).value !== true) continue;
+      this.report('vacuous-leaf', this.spanAt([...leaf.path, leaf.name], 'key'),
+        `\`${leaf.name}\` is already true on the initial state and no reference solution nor available tool writes to \`${leaf.namespace}\`: it holds whatever the agent does. Check what the task changes, or remove it`);
+    }
+  }
+
+  /** The tool calls of the reference solutions, as written (`{ tool }` steps only). */
+  private referenceCalls(): { tool: string }[] {
+    const solutions = Array.isArray(this.task.reference_solutions) ? this.task.reference_solutions : [];
+    return solutions.flatMap((s) => (Array.isArray(s) ? s : [])).filter((step): step is { tool: string } => isObject(step) && typeof step.tool === 'string');
+  }
+
+  /** A task that writes must say what must not change in each namespace it writes to. */
+  private checkFrameCondition(root: PredicateNode): void {
+    // A predicate that passes before the agent acts, or an empty combinator, is its own error: a frame would hide it.
+    if (this.findings.some((f) => f.code === 'empty-combinator' || f.code === 'passes-initially')) return;
+    const written = writtenNamespaces(this.referenceCalls(), this.registry);
+    const framed = framedNamespaces(this.predicateLeaves.filter((leaf) => !this.isNegated(leaf)));
+    const missing = [...written].filter((ns) => !framed.has(ns) && this.registry.get(ns)?.predicates.has('matchesReference'));
+    if (!missing.length) return;
+    const leavesText = missing.map((ns) => `{ ${JSON.stringify(`${ns}.matchesReference`)}: { "pointers": [""] } }`);
+    let edit: TextEdit | undefined;
+    const allNode = root.kind === 'all' ? this.document.nodeAt(['success_predicate', 'all']) : undefined;
+    if (allNode?.type === 'array') edit = appendToArray(this.document.text, allNode, leavesText);
+    else {
+      const node = this.document.nodeAt(['success_predicate']);
+      if (node) edit = { offset: node.offset, length: node.length, newText: `{ "all": [${[this.document.text.slice(node.offset, node.offset + node.length), ...leavesText].join(', ')}] }` };
+    }
+    const fixes = edit ? [{ title: `Add a frame: ${missing.map((ns) => `\`${ns}.matchesReference\``).join(', ')} (the end state equals the first reference solution's there)`, edits: [edit] }] : [];
+    this.report('missing-frame-condition', this.spanAt(['success_predicate'], 'key'),
+      `the reference solutions write to ${missing.map((ns) => `\`${ns}\``).join(', ')} but the predicate says nothing about what must not change there: one extra destructive write (another record deleted, a file overwritten) passes. Add \`unchanged\` on what the task leaves alone, \`stateEquals\` on the result, or \`matchesReference\``,
+      fixes);
+  }
+
   private checkUnusedNamespaces(): void {
     const usedByPredicate = new Set(this.predicateLeaves.map((l) => l.namespace));
-    const usedByTools = new Set([...this.availableTools].map((t) => t.split('.')[0]));
+    const usedByTools = new Set(namespacesOf(this.availableTools));
     const server = this.task.server;
     this.taskNamespaces.forEach((namespace, i) => {
       if (!this.isKnownNamespace(namespace) || this.registry.isVirtual(namespace)) return;

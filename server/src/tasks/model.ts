@@ -9,17 +9,9 @@
  */
 import { z } from 'zod';
 
-import { CATEGORIES, COMBINATORS, DIFFICULTIES, NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, TASK_ID_PATTERN } from './vocabulary.ts';
-
-export { CATEGORIES, COMBINATORS, DIFFICULTIES, NAMESPACE_PATTERN, QUALIFIED_NAME_PATTERN, TASK_ID_PATTERN };
-
-const JsonObject = z.record(z.string(), z.unknown());
-
-export const Namespace = z.string().regex(NAMESPACE_PATTERN).meta({
-  title: 'Namespace',
-  description: 'A server namespace: the name of one file in schemas/servers/ (lower case, digits, underscores).',
-  examples: ['filesystem', 'github', 'postgres'],
-});
+import { CATEGORIES, DIFFICULTIES, TASK_ID_PATTERN } from './vocabulary.ts';
+import { QUALIFIED_NAME_PATTERN } from '../mcp/names.ts';
+import { JsonObject, Namespace } from '../mcp/server-file.ts';
 
 export const QualifiedToolName = z.string().regex(QUALIFIED_NAME_PATTERN).meta({
   title: 'Qualified tool name',
@@ -163,6 +155,38 @@ export const TemplateProvenance = z
     examples: [{ id: 'fs-move', version: '1', parameters: { file: 'report.txt' }, seed: 42 }],
   });
 
+export const AcceptedShortcut = z
+  .strictObject({
+    shortcut: z.string().min(1).meta({
+      title: 'Shortcut',
+      description: 'The shortcut id as `mcpbench check --shortcuts` prints it (`shotgun`, `partial-answer2`, `extra-write:filesystem.write_file`, `wrong-target1`, `fragment2`).',
+      examples: ['extra-write:chat.post_message'],
+    }),
+    reason: z.string().min(1).meta({
+      title: 'Reason',
+      description: 'Why passing this way is doing the task: what a reviewer needs to accept it.',
+      examples: ['A second message in the same channel repeats the announcement; the goal does not forbid it.'],
+    }),
+  })
+  .meta({ id: 'AcceptedShortcut', title: 'Accepted shortcut', description: 'A shortcut agent of `check --shortcuts` that passes and may, with the reason.' });
+export type AcceptedShortcut = z.infer<typeof AcceptedShortcut>;
+
+export const AcceptedFinding = z
+  .strictObject({
+    code: z.enum(['guessable-answer', 'underivable-argument']).meta({
+      title: 'Code',
+      description: 'The code of a validity finding of `mcpbench check` this task accepts.',
+      examples: ['guessable-answer'],
+    }),
+    reason: z.string().min(1).meta({
+      title: 'Reason',
+      description: 'Why the finding does not make the verdict unearned here: what a reviewer needs to accept it.',
+      examples: ['The count is small by nature; the answer must also name the three ids, which no guess gives.'],
+    }),
+  })
+  .meta({ id: 'AcceptedFinding', title: 'Accepted finding', description: 'A validity finding of `check` the task accepts, with the reason; it no longer fails the check.' });
+export type AcceptedFinding = z.infer<typeof AcceptedFinding>;
+
 export const EquivalentMutant = z
   .strictObject({
     mutant: z.string().min(1).meta({
@@ -247,6 +271,18 @@ export const TaskSchema = z
         'Mutants of the reference solutions (`mcpbench check --mutants`) that pass and should: each with the reason the mistake does not matter. A surviving mutant not listed here fails the check.',
       examples: [[{ mutant: 'ref1.swap1-2', reason: 'The two bookings are independent: their order changes nothing the goal asks for.' }]],
     }),
+    accepted_shortcuts: z.array(AcceptedShortcut).optional().meta({
+      title: 'Accepted shortcuts',
+      description:
+        'Shortcut agents (`mcpbench check --shortcuts`: shotgun and partial answers, an extra write on another record, the wrong target, a fragment) that pass and may: each with the reason. A passing shortcut not listed here fails the check.',
+      examples: [[{ shortcut: 'extra-write:chat.post_message', reason: 'A second message in the same channel repeats the announcement; the goal does not forbid it.' }]],
+    }),
+    accepted_findings: z.array(AcceptedFinding).optional().meta({
+      title: 'Accepted findings',
+      description:
+        'Validity findings of `mcpbench check` (`guessable-answer`, `underivable-argument`) that are errors by default, accepted for this task with the reason.',
+      examples: [[{ code: 'guessable-answer', reason: 'The count is small by nature; the answer must also name the three ids, which no guess gives.' }]],
+    }),
     tags: z.array(z.string()).optional().meta({ title: 'Tags', description: 'Free-form labels.', examples: [['files', 'move']] }),
     template: TemplateProvenance.optional(),
     timeout_s: z.number().positive().optional().meta({
@@ -263,17 +299,6 @@ export const TaskSchema = z
   });
 
 export type Task = z.infer<typeof TaskSchema>;
-
-/**
- * The namespaces a task names in `server` (one, or several for a cross-server task), in order: the one
- * reading of `server: string | string[]`. Takes unchecked JSON too (the linter's input): what is not a
- * string is skipped.
- */
-export function taskNamespaces(task: { server?: unknown }): string[] {
-  const server = task.server;
-  if (typeof server === 'string') return [server];
-  return Array.isArray(server) ? server.filter((s): s is string => typeof s === 'string') : [];
-}
 export type ToolCall = z.infer<typeof ToolCall>;
 export type FinalAnswer = z.infer<typeof FinalAnswer>;
 export type SolutionStep = z.infer<typeof SolutionStep>;
@@ -281,125 +306,3 @@ export type TemplateProvenance = z.infer<typeof TemplateProvenance>;
 export type EquivalentMutant = z.infer<typeof EquivalentMutant>;
 
 // ---- Namespace files: schemas/servers/<ns>.json
-
-const JsonSchemaObject = JsonObject.meta({
-  title: 'JSON Schema',
-  description: 'A JSON Schema (2020-12) for an object.',
-  examples: [{ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }],
-});
-
-export const ToolDeclaration = z
-  .strictObject({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/).meta({
-      title: 'Tool name',
-      description: 'The name the MCP server gives the tool in tools/list.',
-      examples: ['move_file'],
-    }),
-    title: z.string().optional().meta({ title: 'Title', description: 'A human-readable title.', examples: ['Move File'] }),
-    description: z.string().meta({
-      title: 'Description',
-      description: 'What the tool does, as the server describes it.',
-      examples: ['Move or rename files and directories.'],
-    }),
-    inputSchema: JsonSchemaObject.meta({
-      title: 'Input schema',
-      description: "The tool's input schema, exactly as the server's tools/list returns it.",
-    }),
-    outputSchema: JsonSchemaObject.optional().meta({
-      title: 'Output schema',
-      description: "The tool's structured output schema, where the server declares one.",
-    }),
-    annotations: z
-      .strictObject({
-        title: z.string().optional(),
-        readOnlyHint: z.boolean().optional(),
-        destructiveHint: z.boolean().optional(),
-        idempotentHint: z.boolean().optional(),
-        openWorldHint: z.boolean().optional(),
-      })
-      .optional()
-      .meta({
-        title: 'Annotations',
-        description: 'MCP tool annotations. `readOnlyHint` marks reads (the StaleData fault replays earlier reads).',
-        examples: [{ readOnlyHint: true }],
-      }),
-    execution: z
-      .strictObject({ taskSupport: z.enum(['forbidden', 'optional', 'required']).optional() })
-      .optional()
-      .meta({
-        title: 'Execution',
-        description: 'MCP task support, as the server lists it (`taskSupport`).',
-        examples: [{ taskSupport: 'forbidden' }],
-      }),
-  })
-  .meta({ id: 'ToolDeclaration', title: 'Tool', description: 'One tool of the namespace, as its MCP server lists it.' });
-
-export const PredicateDeclaration = z
-  .strictObject({
-    name: z.string().regex(/^[a-z][A-Za-z0-9]*$/).meta({
-      title: 'Predicate name',
-      description: 'camelCase; used in tasks as `<namespace>.<name>`.',
-      examples: ['fileExists'],
-    }),
-    description: z.string().meta({
-      title: 'Description',
-      description: 'What the predicate checks, in one or two sentences (shown on hover).',
-      examples: ['True when a file exists at `path` (relative to the sandbox root).'],
-    }),
-    arguments: JsonSchemaObject.meta({
-      title: 'Arguments',
-      description: "JSON Schema of the predicate's arguments object.",
-      examples: [{ type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false }],
-    }),
-    reads: z.array(z.string()).min(1).meta({
-      title: 'Reads',
-      description: "The parts of the namespace's state (top-level keys of its state schema) the predicate reads; `answer` reads the final answer.",
-      examples: [['files']],
-    }),
-    examples: z.array(JsonObject).optional().meta({
-      title: 'Examples',
-      description: 'Example argument objects (completion offers the first as a snippet).',
-      examples: [[{ path: 'archive/report.txt' }]],
-    }),
-  })
-  .meta({
-    id: 'PredicateDeclaration',
-    title: 'Predicate',
-    description: "One predicate over the namespace's end state.",
-  });
-
-export const ServerFileSchema = z
-  .strictObject({
-    $schema: z.string().optional().meta({ title: 'JSON Schema', description: 'Link to server.schema.json.' }),
-    namespace: Namespace,
-    title: z.string().meta({ title: 'Title', description: 'Human-readable name.', examples: ['Filesystem'] }),
-    description: z.string().meta({ title: 'Description', description: 'What the server is and what state it holds.' }),
-    implementation: z
-      .strictObject({
-        kind: z.enum(['npm', 'builtin', 'simulation', 'virtual']).meta({
-          title: 'Kind',
-          description:
-            '`npm`: an official server from the npm registry; `builtin`: our MCP server over a real backend (git, Postgres); `simulation`: a faithful local simulation of a hosted service; `virtual`: no server (answer checks).',
-        }),
-        package: z.string().optional().meta({ title: 'Package', description: 'The npm package, for `npm`.', examples: ['@modelcontextprotocol/server-filesystem'] }),
-        version: z.string().optional().meta({ title: 'Version', description: 'The pinned package version.', examples: ['2026.8.31'] }),
-        simulates: z.string().optional().meta({ title: 'Simulates', description: 'What a simulation stands in for.', examples: ['GitHub MCP server (github/github-mcp-server)'] }),
-      })
-      .meta({ title: 'Implementation', description: 'What runs behind the namespace.' }),
-    tools: z.array(ToolDeclaration).meta({ title: 'Tools', description: "The namespace's tools, as its MCP server lists them." }),
-    predicates: z.array(PredicateDeclaration).min(1).meta({ title: 'Predicates', description: "The namespace's predicate catalog." }),
-    state_schema: JsonSchemaObject.meta({
-      title: 'State schema',
-      description:
-        "JSON Schema of the namespace's state: `initial_state.<ns>` is checked against it, and the server's snapshot after a run has the same shape, so predicates read both alike.",
-    }),
-  })
-  .meta({
-    id: 'ServerFile',
-    title: 'MCPBench namespace',
-    description: 'One server namespace: its tools, its predicates and its state schema.',
-  });
-
-export type ServerFile = z.infer<typeof ServerFileSchema>;
-export type ToolDeclaration = z.infer<typeof ToolDeclaration>;
-export type PredicateDeclaration = z.infer<typeof PredicateDeclaration>;

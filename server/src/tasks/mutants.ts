@@ -14,6 +14,13 @@
  *   else from the goal, else from the tool schema's enum; a boolean is flipped. Prose (a message, a reason,
  *   an observation: text with spaces) is replaced only by other prose of the state at the same place: the
  *   wording of free text is the agent's, and a goal word in its place is not a mistake a predicate should catch.
+ * - `step<i>/<pointer>:empty|prefix|goal`: text the agent writes (a value with spaces or lines: a file's
+ *   content, a message, a comment) replaced by nothing, by its first half, or by the goal's words;
+ * - `step<i>/<pointer>:sql<k>-drop-where|other-rows|set-value|extra-delete|extra-update`: on an UPDATE or
+ *   DELETE (statement k of a SQL argument): the WHERE dropped, negated (the other rows instead), the first SET
+ *   value changed, or a step added after it that deletes or updates the rows its WHERE leaves out;
+ * - `step<i>/<key>:omit`: an optional argument left out (a solution that relies on a tool's default, or one a
+ *   predicate never looks at).
  * Reads are never mutated: a read changes no state, and the reference agent's answer is written, not read,
  * so no predicate could tell. For the same reason two sequences with the same writes in the same order are
  * one mutant (the first id is kept); mutants that write what the empty sequence (noop), a reference solution
@@ -30,9 +37,9 @@ import type { Registry } from '../mcp/registry.ts';
 import { extractNumbers } from '../mcp/answer/predicates.ts';
 import { goalValues } from './goal-values.ts';
 import type { SolutionStep, Task, ToolCall } from './model.ts';
-import type { JsonPath } from './document.ts';
+import type { JsonPath } from '../json-values.ts';
 
-export type MutantOperator = 'drop' | 'drop-writes' | 'swap' | 'stop' | 'replace';
+export type MutantOperator = 'drop' | 'drop-writes' | 'swap' | 'stop' | 'replace' | 'text' | 'sql' | 'omit';
 
 export interface Mutant {
   /** Stable id, e.g. `ref1.drop2`, `ref1.swap1-3`, `ref1.stop1`, `ref1.step2/destination=archive/old.txt`. */
@@ -74,7 +81,7 @@ function pointerOf(path: (string | number)[]): string {
 }
 
 /** Every scalar inside a value with its path (object keys and array indices). */
-function scalars(value: unknown, path: (string | number)[] = [], out: { path: (string | number)[]; value: string | number | boolean }[] = []) {
+export function scalars(value: unknown, path: (string | number)[] = [], out: { path: (string | number)[]; value: string | number | boolean }[] = []) {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.push({ path, value });
   else if (Array.isArray(value)) value.forEach((v, i) => scalars(v, [...path, i], out));
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) scalars(v, [...path, k], out);
@@ -89,7 +96,7 @@ const asSchema = (s: unknown): Schema | undefined => (s && typeof s === 'object'
  * schema does not name, such as a file path under `files`) generalised, so that every file's content shares
  * one place, every flight's id another, every file path (a map key) a third.
  */
-class StatePlaces {
+export class StatePlaces {
   /** canonical value → the places it occurs at */
   private readonly placesOf = new Map<string, Set<string>>();
   /** place → values there */
@@ -134,6 +141,13 @@ class StatePlaces {
     }
   }
 
+  /** Every key of the state the schema does not name (file paths, record ids), in document order. */
+  dataKeys(): string[] {
+    const out: string[] = [];
+    for (const [place, values] of this.valuesAt) if (place.endsWith('/{key}')) for (const v of values) if (typeof v === 'string' && !out.includes(v)) out.push(v);
+    return out;
+  }
+
   /** Other values at the places `value` occurs at, of the same type. */
   siblings(value: string | number): (string | number)[] {
     const out: (string | number)[] = [];
@@ -145,7 +159,7 @@ class StatePlaces {
 }
 
 /** The nearest candidate first (edit distance for text, difference for numbers), ties in value order. */
-function byNearness(current: string | number, candidates: (string | number)[]): (string | number)[] {
+export function byNearness(current: string | number, candidates: (string | number)[]): (string | number)[] {
   const d = (c: string | number) => (typeof current === 'number' ? Math.abs(Number(c) - current) : distance(String(c), String(current)));
   return [...candidates].sort((a, b) => d(a) - d(b) || (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 }
@@ -156,7 +170,7 @@ function enumOf(schema: Schema | undefined, key: string | number): unknown[] {
   return Array.isArray(property?.enum) ? property.enum : [];
 }
 
-function setAt(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+export function setAt(value: unknown, path: (string | number)[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
   if (Array.isArray(value)) return value.map((v, i) => (i === head ? setAt(v, rest, replacement) : v));
@@ -269,6 +283,120 @@ export function deriveMutants(task: Task, registry: Registry): Mutant[] {
         }
       }
     }
+    for (const i of callWrites) {
+      const step = steps[i] as ToolCall;
+      const tool = registry.tool(step.tool);
+      const inputSchema = asSchema(tool?.declaration.inputSchema);
+      const withStep = (replacement: ToolCall, extra: ToolCall[] = []) => steps.flatMap((other, k) => (k === i ? [replacement, ...extra] : [other]));
+      const valid = (args: Record<string, unknown>) => !tool || tool.validateInput(args);
+      for (const { path, value } of scalars(step.arguments ?? {})) {
+        if (typeof value !== 'string') continue;
+        const pointer = pointerOf(path);
+        const argPath: JsonPath = [...at(i), 'arguments', ...path];
+        if (SQL_WRITE.test(value)) {
+          for (const m of sqlMutants(value)) {
+            const args = setAt(step.arguments ?? {}, path, m.sql) as Record<string, unknown>;
+            if (!valid(args)) continue;
+            const extra = m.extra !== undefined ? [{ ...step, arguments: setAt(step.arguments ?? {}, path, m.extra) as Record<string, unknown> }] : [];
+            add({ id: `${ref}.step${i + 1}${pointer}:${m.id}`, solution: s, operator: 'sql', description: `step ${i + 1} (${step.tool}): ${m.description}`, steps: withStep({ ...step, arguments: args }, extra), path: argPath });
+          }
+          continue;
+        }
+        if (!isWrittenText(value)) continue;
+        const half = value.slice(0, Math.ceil(value.length / 2)).trimEnd();
+        const texts: [string, string, string][] = [
+          ['empty', '', 'nothing'],
+          ['prefix', half, 'its first half'],
+          ['goal', task.goal, "the goal's words"],
+        ];
+        for (const [name, text, what] of texts) {
+          if (text === value) continue;
+          const args = setAt(step.arguments ?? {}, path, text) as Record<string, unknown>;
+          if (!valid(args)) continue;
+          add({ id: `${ref}.step${i + 1}${pointer}:${name}`, solution: s, operator: 'text', description: `step ${i + 1} (${step.tool}): ${pointer.slice(1)} replaced by ${what}`, steps: withStep({ ...step, arguments: args }), path: argPath });
+        }
+      }
+      const required = new Set(Array.isArray(inputSchema?.required) ? inputSchema.required.map(String) : []);
+      for (const key of Object.keys(step.arguments ?? {})) {
+        if (required.has(key)) continue;
+        const args = Object.fromEntries(Object.entries(step.arguments ?? {}).filter(([k]) => k !== key));
+        if (!valid(args)) continue;
+        add({ id: `${ref}.step${i + 1}/${key}:omit`, solution: s, operator: 'omit', description: `step ${i + 1} (${step.tool}): the optional argument ${key} left out`, steps: withStep({ ...step, arguments: args }), path: [...at(i), 'arguments', key] });
+      }
+    }
   });
   return mutants;
+}
+
+/** Text an agent writes (content, a message, a comment), as opposed to an id, a name or a path: it has spaces or lines. */
+function isWrittenText(value: string): boolean {
+  return /\s/.test(value.trim());
+}
+
+/** A SQL argument that changes rows (what the SQL mutants take apart). */
+const SQL_WRITE = /^\s*(?:[\s\S]*;\s*)?(?:UPDATE|DELETE)\b/i;
+
+/** Statements of a SQL text, split on `;` outside quotes. */
+export function sqlStatements(sql: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let quote: string | undefined;
+  for (const ch of sql) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === ';') {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+      continue;
+    }
+    current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+interface SqlMutant {
+  id: string;
+  description: string;
+  /** The SQL argument, mutated. */
+  sql: string;
+  /** A statement run by an extra call right after (the same tool). */
+  extra?: string;
+}
+
+/**
+ * SQL-aware mutants of the UPDATE and DELETE statements of a SQL text (the other statements kept as they
+ * are): drop the WHERE, negate it (the other rows instead), change the first SET value, and an extra call
+ * after it deleting or updating the rows the WHERE leaves out (the "did too much" a frame must catch).
+ */
+export function sqlMutants(sql: string): SqlMutant[] {
+  const statements = sqlStatements(sql);
+  const out: SqlMutant[] = [];
+  statements.forEach((statement, k) => {
+    const m = /^(UPDATE\s+(\S+)\s+SET\s+([\s\S]*?)|DELETE\s+FROM\s+(\S+))\s+WHERE\s+([\s\S]*?)(\s+RETURNING\s[\s\S]*)?$/i.exec(statement);
+    if (!m) return;
+    const [, head, updateTable, assignments, deleteTable, condition, returning = ''] = m;
+    const table = (updateTable ?? deleteTable)!;
+    const label = `sql${k + 1}`;
+    const join = (replacement: string) => statements.map((other, j) => (j === k ? replacement : other)).join('; ');
+    out.push({ id: `${label}-drop-where`, description: `statement ${k + 1} without its WHERE (every row)`, sql: join(`${head}${returning}`) });
+    out.push({ id: `${label}-other-rows`, description: `statement ${k + 1} on the other rows (WHERE NOT (${condition}))`, sql: join(`${head} WHERE NOT (${condition})${returning}`) });
+    if (assignments !== undefined) {
+      const changed = changeFirstValue(assignments);
+      if (changed !== undefined) out.push({ id: `${label}-set-value`, description: `statement ${k + 1} sets another value (${changed})`, sql: join(`UPDATE ${table} SET ${changed} WHERE ${condition}${returning}`) });
+      out.push({ id: `${label}-extra-update`, description: `an extra UPDATE of the rows statement ${k + 1} leaves out`, sql, extra: `UPDATE ${table} SET ${assignments} WHERE NOT (${condition})` });
+    }
+    out.push({ id: `${label}-extra-delete`, description: `an extra DELETE of the rows statement ${k + 1} leaves out`, sql, extra: `DELETE FROM ${table} WHERE NOT (${condition})` });
+  });
+  return out;
+}
+
+/** The SET list with its first literal value changed: a number plus one, a string emptied. */
+function changeFirstValue(assignments: string): string | undefined {
+  const m = /=\s*('(?:[^']|'')*'|-?\d+(?:\.\d+)?)/.exec(assignments);
+  if (!m) return undefined;
+  const literal = m[1]!;
+  const replacement = literal.startsWith("'") ? (literal === "''" ? "'x'" : "''") : String(Number(literal) + 1);
+  return assignments.slice(0, m.index) + m[0].replace(literal, replacement) + assignments.slice(m.index + m[0].length);
 }

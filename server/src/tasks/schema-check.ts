@@ -9,11 +9,12 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import taskSchema from '../../../schemas/task.schema.json';
-import { createAjv } from './ajv.ts';
+import { createAjv } from '../ajv.ts';
 import { finding, type Finding, type Fix, type RuleCode } from './diagnostics.ts';
-import type { JsonDocument, JsonPath } from './document.ts';
+import type { JsonDocument } from './document.ts';
 import { TASK_SCHEMA_ID } from './json-schemas.ts';
 import { closest, quoteList } from './suggest.ts';
+import type { JsonPath } from '../json-values.ts';
 
 const LINT_SCHEMA_ID = 'https://mcpbench.dev/schemas/task.lint.schema.json';
 

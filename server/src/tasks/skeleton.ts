@@ -4,7 +4,9 @@
  * `todo` on each TODO, `empty-combinator` on the empty predicate.
  */
 import type { Registry } from '../mcp/registry.ts';
+import { qualifyAll } from '../mcp/names.ts';
 import { CATEGORIES, DIFFICULTIES, TASK_ID_PATTERN } from './vocabulary.ts';
+import { McpbenchError } from '../errors.ts';
 
 export { CATEGORIES, DIFFICULTIES };
 
@@ -16,7 +18,9 @@ export interface SkeletonOptions {
   difficulty: (typeof DIFFICULTIES)[number];
 }
 
-export class SkeletonError extends Error {}
+export class SkeletonError extends McpbenchError {
+  static override readonly code: string = 'task-skeleton';
+}
 
 /** The skeleton's JSON text (two-space indented, as the dev set is). */
 export function taskSkeleton(options: SkeletonOptions, registry: Registry): string {
@@ -29,7 +33,7 @@ export function taskSkeleton(options: SkeletonOptions, registry: Registry): stri
   }
   if (!CATEGORIES.includes(options.category)) throw new SkeletonError(`category is one of ${CATEGORIES.join(', ')}`);
   if (!DIFFICULTIES.includes(options.difficulty)) throw new SkeletonError(`difficulty is one of ${DIFFICULTIES.join(', ')}`);
-  const tools = options.namespaces.flatMap((namespace) => [...registry.get(namespace)!.tools.keys()].map((tool) => `${namespace}.${tool}`));
+  const tools = options.namespaces.flatMap((namespace) => qualifyAll(namespace, registry.get(namespace)!.tools.keys()));
   const task = {
     id: options.id,
     server: options.namespaces.length === 1 ? options.namespaces[0] : options.namespaces,

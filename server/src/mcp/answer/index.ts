@@ -5,7 +5,7 @@
 import { defineNamespace } from '../namespace.ts';
 import * as p from './predicates.ts';
 
-export type AnswerState = Record<string, never>;
+type AnswerState = Record<string, never>;
 
 export default defineNamespace<AnswerState>({
   namespace: 'answer',

@@ -7,7 +7,7 @@ import type { Verdict } from '../namespace.ts';
 
 const EXCERPT = 200;
 
-export function excerpt(text: string): string {
+function excerpt(text: string): string {
   return text.length <= EXCERPT ? text : `${text.slice(0, EXCERPT)}…`;
 }
 
@@ -15,7 +15,7 @@ export function excerpt(text: string): string {
  * NFKC folds look-alike forms (full-width digits, ligatures, non-breaking spaces) so that an answer is not
  * failed for typography; whitespace runs collapse so line breaks inside a phrase do not matter.
  */
-export function normalizeText(text: string, caseSensitive: boolean): string {
+function normalizeText(text: string, caseSensitive: boolean): string {
   const folded = text.normalize('NFKC').replace(/\s+/gu, ' ').trim();
   return caseSensitive ? folded : folded.toLowerCase();
 }
@@ -135,7 +135,7 @@ function monthNumber(name: string): number {
   return MONTHS[name.toLowerCase().slice(0, 3)] ?? 0;
 }
 
-export type NumericOrder = 'MDY' | 'DMY' | 'either';
+type NumericOrder = 'MDY' | 'DMY' | 'either';
 
 /** Every calendar date written in the text, as ISO `YYYY-MM-DD`, in order of appearance, without repeats. */
 export function extractDates(text: string, numericOrder: NumericOrder = 'either'): string[] {

@@ -3,11 +3,10 @@
  * The rules are the ones the tool descriptions in schemas/servers/calendar.json promise an agent.
  */
 import { ToolError, type ToolHandler } from '../namespace.ts';
-// Types only: index.ts imports this module, and a runtime import back would be a cycle.
-import type { CalendarState, Meeting } from './index.ts';
+import type { CalendarState, Meeting } from './state.ts';
 
 /** A YYYY-MM-DD string naming a real day: the input pattern lets 2026-02-30 through, the state schema does not. */
-export function isCalendarDate(date: string): boolean {
+function isCalendarDate(date: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];

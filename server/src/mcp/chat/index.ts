@@ -7,8 +7,6 @@ import * as p from './predicates.ts';
 import { tools } from './tools.ts';
 import { normalizeChatState, type ChatState } from './state.ts';
 
-export type { ChatState } from './state.ts';
-
 export default defineNamespace<ChatState>({
   namespace: 'chat',
   normalizeState: normalizeChatState,

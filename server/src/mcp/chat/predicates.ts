@@ -8,7 +8,7 @@ type Where = 'any' | 'top_level' | 'reply';
 
 const fold = (s: string): string => s.normalize('NFKC').replace(/\s+/gu, ' ').trim().toLowerCase();
 
-export function findChannel(state: ChatState, ref: string): ChatChannel | undefined {
+function findChannel(state: ChatState, ref: string): ChatChannel | undefined {
   const byId = state.channels.find((c) => c.id === ref);
   if (byId) return byId;
   const name = ref.replace(/^#/, '').toLowerCase();

@@ -12,7 +12,7 @@ export interface ChatUser {
   deleted: boolean;
 }
 
-export interface ChatReaction {
+interface ChatReaction {
   name: string;
   users: string[];
 }

@@ -3,8 +3,6 @@ import { predicates } from './predicates.ts';
 import { filesystemRuntime } from './runtime.ts';
 import { normalizeState, type FilesystemState } from './state.ts';
 
-export type { FilesystemState } from './state.ts';
-
 export default defineNamespace<FilesystemState>({
   namespace: 'filesystem',
   normalizeState,

@@ -10,7 +10,7 @@ interface Bounds {
   max?: number;
 }
 
-export function withinBounds(n: number, b: Bounds): boolean {
+function withinBounds(n: number, b: Bounds): boolean {
   return (b.equals === undefined || n === b.equals) && (b.min === undefined || n >= b.min) && (b.max === undefined || n <= b.max);
 }
 

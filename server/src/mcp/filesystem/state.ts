@@ -4,7 +4,7 @@
  * empty directories and one that lists every directory mean the same tree.
  */
 /** A file whose bytes are not UTF-8 text (an image, an archive): its bytes in base64. */
-export interface BinaryContent {
+interface BinaryContent {
   base64: string;
 }
 
@@ -12,7 +12,7 @@ export interface FilesystemState {
   files: Record<string, string | BinaryContent | null>;
 }
 
-export function isBinary(content: string | BinaryContent | null | undefined): content is BinaryContent {
+function isBinary(content: string | BinaryContent | null | undefined): content is BinaryContent {
   return typeof content === 'object' && content !== null;
 }
 

@@ -16,7 +16,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { devNull } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -27,10 +27,10 @@ import { normalizePath, SEED_AUTHOR, type Changes, type Commit, type GitState } 
 
 export const REPO_DIR = 'repo';
 export const META_FILE = '.mcpbench-git.json';
-export const AGENT_NAME = 'MCPBench Agent';
-export const AGENT_EMAIL = 'agent@mcpbench.local';
+const AGENT_NAME = 'MCPBench Agent';
+const AGENT_EMAIL = 'agent@mcpbench.local';
 /** Per git invocation; a hung git (a lock, a huge diff) becomes an error result instead of a hung server. */
-export const GIT_TIMEOUT_MS = 15_000;
+const GIT_TIMEOUT_MS = 15_000;
 const CLOCK_STEP_SECONDS = 3600;
 const SEED_EPOCH_SECONDS = Date.UTC(2024, 0, 1) / 1000;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -46,7 +46,7 @@ interface Meta {
 }
 
 /** A refusal by git (or by our argument checks): the agent sees git's message as an error result. */
-export class GitError extends ToolError {}
+class GitError extends ToolError {}
 
 // ---------------------------------------------------------------------------------------------------------
 // Running git
@@ -276,7 +276,7 @@ const REPO_CONFIG = [
   '',
 ].join('\n');
 
-export async function seedGit(state: GitState, sandbox: string): Promise<void> {
+async function seedGit(state: GitState, sandbox: string): Promise<void> {
   const repo = join(sandbox, REPO_DIR);
   // Reseeding replaces the repository: it is ours, and a half-old history would be neither state.
   rmSync(repo, { recursive: true, force: true });
@@ -449,9 +449,9 @@ function diffMaps(from: Map<string, string>, to: Map<string, string>): { changed
  * (GitState's normalised `message: null` is not schema-valid, and snapshots are validated before predicates
  * read them). Everything else already has the normalised form.
  */
-export type GitSnapshot = Omit<GitState, 'tags'> & { tags: Record<string, string | { commit: string; message: string }> };
+type GitSnapshot = Omit<GitState, 'tags'> & { tags: Record<string, string | { commit: string; message: string }> };
 
-export async function snapshotGit(sandbox: string): Promise<GitSnapshot> {
+async function snapshotGit(sandbox: string): Promise<GitSnapshot> {
   const meta = readMeta(sandbox);
   const idOf = new Map<string, string>();
   for (const s of meta.seeded) if (!idOf.has(s.sha)) idOf.set(s.sha, s.id);
@@ -757,10 +757,13 @@ class GitTools {
   };
 }
 
-export async function createGitServer(sandbox: string, version: string): Promise<Server> {
+async function createGitServer(sandbox: string, version: string): Promise<Server> {
   const info = (await loadRegistry()).get('git');
   if (!info) throw new Error('namespace git is not registered');
   if (!existsSync(join(sandbox, REPO_DIR, '.git'))) throw new Error(`${sandbox}: no seeded git repository (${REPO_DIR}/.git missing)`);
+  // A sandbox without git (a container image that lacks it) fails the start, ours, not every call, the agent's.
+  const probe = await runGit(sandbox, ['--version']);
+  if (probe.code !== 0) throw new Error(`the git server cannot run git here: ${failure(probe)}`);
   const tools = new GitTools(sandbox);
   const server = new Server({ name: 'mcpbench-git', version }, { capabilities: { tools: {} } });
   // Every tool takes the repository's path first, as mcp-server-git's do: it must name the one repository.

@@ -14,7 +14,7 @@ export interface Commit {
   files: Changes;
 }
 
-export interface Tag {
+interface Tag {
   commit: string;
   message: string | null;
 }
@@ -181,7 +181,7 @@ export function normalizePath(path: string): string {
     .join('/');
 }
 
-export function applyChanges(tree: Map<string, string>, changes: Changes): Map<string, string> {
+function applyChanges(tree: Map<string, string>, changes: Changes): Map<string, string> {
   const next = new Map(tree);
   for (const [rawPath, content] of Object.entries(changes)) {
     const path = normalizePath(rawPath);

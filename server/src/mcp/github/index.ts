@@ -8,8 +8,6 @@ import * as p from './predicates.ts';
 import { tools } from './tools.ts';
 import { normalizeGithubState, type GithubState } from './state.ts';
 
-export type { GithubState } from './state.ts';
-
 export default defineNamespace<GithubState>({
   namespace: 'github',
   normalizeState: normalizeGithubState,

@@ -23,7 +23,7 @@ const asList = (t: Texts): string[] => (t === undefined ? [] : Array.isArray(t) 
 const containsAll = (hay: string, t: Texts): boolean => asList(t).every((n) => containsFolded(hay, n));
 const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function findRepo(state: GithubState, ref: string): GhRepository | undefined {
+function findRepo(state: GithubState, ref: string): GhRepository | undefined {
   const exact = state.repositories[ref];
   if (exact) return exact;
   const key = Object.keys(state.repositories).find((k) => same(k, ref));

@@ -40,7 +40,7 @@ export interface GhIssue {
   created_at?: string;
 }
 
-export interface GhReview {
+interface GhReview {
   id?: number;
   user: string;
   state: ReviewState;
@@ -101,7 +101,7 @@ const MERGE_METHODS: MergeMethod[] = ['merge', 'squash', 'rebase'];
 const REVIEW_STATES: ReviewState[] = ['APPROVED', 'CHANGES_REQUESTED', 'COMMENTED', 'DISMISSED'];
 
 /** Deleted GitHub accounts show as "ghost"; seeded records without an author get that login. */
-export const GHOST = 'ghost';
+const GHOST = 'ghost';
 
 export function normalizePath(path: string): string {
   return path.replace(/^(\.\/|\/)+/, '');

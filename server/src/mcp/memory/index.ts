@@ -2,37 +2,9 @@
  * The memory namespace: the official server's knowledge graph. The state is the server's own JSONL data
  * model (entities and relations), so seeding writes one line per record and the snapshot reads them back.
  */
-import { memoryRuntime } from './runtime.ts';
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
-
-export interface Entity {
-  name: string;
-  entityType: string;
-  observations: string[];
-}
-
-export interface Relation {
-  from: string;
-  to: string;
-  relationType: string;
-}
-
-export interface MemoryState {
-  entities: Entity[];
-  relations: Relation[];
-}
-
-export function normalizeState(state: unknown): MemoryState {
-  const s = (state ?? {}) as Partial<{ entities: Partial<Entity>[]; relations: Relation[] }>;
-  return {
-    entities: (s.entities ?? []).map((e) => ({
-      name: e.name ?? '',
-      entityType: e.entityType ?? '',
-      observations: [...(e.observations ?? [])],
-    })),
-    relations: (s.relations ?? []).map((r) => ({ from: r.from, to: r.to, relationType: r.relationType })),
-  };
-}
+import { memoryRuntime } from './runtime.ts';
+import { normalizeState, type Entity, type MemoryState } from './state.ts';
 
 interface Bounds {
   equals?: number;
@@ -58,7 +30,7 @@ function findEntity(state: MemoryState, name: string, ci?: boolean): Entity | un
 
 type P = PredicateFunction<MemoryState>;
 
-export const predicates: Record<string, P> = {
+const predicates: Record<string, P> = {
   entityExists: ({ name, entityType, case_insensitive: ci }, { state }) => {
     const entity = findEntity(state, name, ci);
     if (!entity) return { value: false, evidence: { name, found: false, similar: similarNames(state, name) } };

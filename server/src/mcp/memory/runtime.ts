@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { NamespaceRuntime } from '../namespace.ts';
 import { packageRoot } from '../../paths.ts';
 import { MEMORY_FILE, memoryServer } from './official.ts';
-import type { MemoryState } from './index.ts';
+import type { MemoryState } from './state.ts';
 
 export const memoryRuntime: NamespaceRuntime<MemoryState> = {
   async seed(state, sandbox) {

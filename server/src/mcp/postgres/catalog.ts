@@ -5,7 +5,7 @@
 import type { Field, Queryable } from './database.ts';
 import type { Column, Index } from './state.ts';
 
-export const SYSTEM_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'";
+const SYSTEM_SCHEMAS = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'";
 
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -27,18 +27,18 @@ export function stateTableName(schema: string, table: string): string {
   return schema === 'public' ? table : `${schema}.${table}`;
 }
 
-export interface Relation {
+interface Relation {
   oid: number;
   schema: string;
   name: string;
   kind: string;
 }
 
-export interface ColumnInfo extends Column {
+interface ColumnInfo extends Column {
   attnum: number;
 }
 
-export interface Constraint {
+interface Constraint {
   name: string;
   type: 'p' | 'u' | 'f' | 'c' | 'x';
   columns: string[];
@@ -128,7 +128,7 @@ export async function readColumns(db: Queryable, oid: number, constraints: Const
   });
 }
 
-export interface IndexInfo extends Index {
+interface IndexInfo extends Index {
   definition: string;
 }
 
@@ -172,7 +172,7 @@ function exactNumber(text: string): number | string {
 }
 
 /** A value as the state schema writes it: numbers, ISO 8601 times in UTC, JSON, booleans, text. */
-export function jsonValue(value: unknown, typeId?: number): unknown {
+function jsonValue(value: unknown, typeId?: number): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') {
     if (typeId === INT8 || typeId === NUMERIC) return exactNumber(value);

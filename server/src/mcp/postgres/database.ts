@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 /** How long a statement (a tool call, a seeding step) may run before it is cancelled. */
 export const STATEMENT_TIMEOUT_MS = Number(process.env.MCPBENCH_PG_STATEMENT_TIMEOUT_MS) || 15_000;
 /** Opening a data directory; a first open of an empty directory runs initdb, which takes seconds. */
-export const OPEN_TIMEOUT_MS = 120_000;
+const OPEN_TIMEOUT_MS = 120_000;
 
 export interface Field {
   name: string;
@@ -28,7 +28,7 @@ export interface Result {
 }
 
 /** A Postgres error as the client library reports it; `position` is 1-based in the statement text. */
-export interface PgErrorInfo {
+interface PgErrorInfo {
   message: string;
   code?: string;
   position?: string;
@@ -60,7 +60,7 @@ export class PgError extends Error {
  * back; `write` runs it in a transaction and then checkpoints, so the files on disk hold every committed
  * change even if the process is killed afterwards; `plain` runs it as it is.
  */
-export type Request =
+type Request =
   | { op: 'query'; sql: string; params?: (string | null)[]; mode: 'plain' | 'read-only' | 'write'; textParams?: boolean }
   | { op: 'exec'; sql: string; mode: 'plain' | 'write' };
 
@@ -123,7 +123,7 @@ parentPort.on('message', (m) => {
  * less CPU, with 16 MB) and held for the server's life; a sandbox's database is a few megabytes at most,
  * and 16 MB still caches it whole. Query results do not depend on it.
  */
-export const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 let pgliteEntry: { path: string; version: string } | undefined;
 
@@ -198,7 +198,7 @@ export class Database implements Queryable {
     await worker.terminate();
   }
 
-  private send(message: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  private send(message: Request | { op: 'open' | 'close' }, timeoutMs: number): Promise<unknown> {
     const worker = this.worker;
     if (!worker) return Promise.reject(new Error('the database is not open'));
     const id = ++this.nextId;

@@ -15,12 +15,12 @@ export const DATABASE_URL_ENV = 'MCPBENCH_DATABASE_URL';
 /** Names the sandbox's database (never the URL: it may carry a password). */
 export const DATABASE_FILE = 'database.json';
 /** Reaching the server and logging in. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 // The server cancels a statement at statement_timeout; the client gives up a little later, for a statement
 // that turned the timeout off (`SET statement_timeout = 0`) or a server that stopped answering.
 const CLIENT_GRACE_MS = 5_000;
 
-export interface DatabaseRecord {
+interface DatabaseRecord {
   /** The database on the server. */
   database: string;
   /** host:port (or socket folder) of the server, for messages. */
@@ -54,7 +54,7 @@ export function urlFor(url: string, database: string): string {
 }
 
 /** Where the URL points, without credentials. */
-export function serverLabel(url: string): string {
+function serverLabel(url: string): string {
   const parsed = parseUrl(url);
   const host = parsed.searchParams.get('host') ?? (parsed.hostname || 'localhost');
   return `${host}:${parsed.port || '5432'}`;

@@ -9,14 +9,14 @@
  * PGlite version), and every episode gets a plain file copy of it (`cloneSandbox`).
  */
 import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
-import { constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { NamespaceRuntime } from '../namespace.ts';
 import { loadRegistry } from '../registry.ts';
 import { serveTools } from '../serve-tools.ts';
-import { canonicalHash } from '../../tasks/hash.ts';
+import { canonicalHash } from '../../canonical-json.ts';
 import {
   findRelation,
   jsonRows,
@@ -37,7 +37,7 @@ import { normalizeState, type PostgresState } from './state.ts';
 
 export const DATA_DIR = 'pgdata';
 /** Rows a tool returns at most; the result says when more were cut. */
-export const MAX_ROWS = 1000;
+const MAX_ROWS = 1000;
 // Bump when the way a state is built into a data directory changes, so old cached templates are not reused.
 const TEMPLATE_FORMAT = 1;
 
@@ -67,7 +67,7 @@ export async function cloneSandbox(templateDir: string, sandbox: string): Promis
   await copyTree(templateDir, target);
 }
 
-export function cacheRoot(): string {
+function cacheRoot(): string {
   return process.env.MCPBENCH_PGLITE_CACHE ?? join(tmpdir(), 'mcpbench-pglite', pglite().version);
 }
 
@@ -165,8 +165,8 @@ export async function dispose(sandbox: string): Promise<void> {
 // --------------------------------------------------------------------------------------------- snapshot
 
 /**
- * Where the server leaves the end state when it shuts down cleanly (next to the data directory, which the
- * agent's SQL cannot reach outside of: PGlite sees only `pgdata/` of the host's disk).
+ * Where an earlier version's server left the end state it read through the agent's own session: no longer
+ * written or read (the judge opens the data directory afresh), removed when a server starts.
  */
 export const END_STATE_FILE = 'end-state.json';
 
@@ -196,15 +196,23 @@ async function readState(db: Queryable, sandbox: string): Promise<PostgresState>
 }
 
 /**
- * The end state: the one the server wrote as it shut down, after the agent had gone (opening the database
- * again costs as much as the server's own start-up); else, when the server did not close cleanly, read from
- * the data directory itself.
+ * What the judge's session undoes before it reads: whatever the agent left that a new session starts with
+ * (`ALTER ROLE ... SET role`, a search_path) and whatever it could set; the session user (the superuser that
+ * opened the data directory) with row security off, so a policy can never hide rows from the judge (a table
+ * that one still governs is an error, never a smaller state).
+ */
+export const JUDGE_SESSION_SQL = 'SET SESSION AUTHORIZATION DEFAULT; SET ROLE NONE; RESET ALL; SET row_security = off; SET search_path = pg_catalog, public';
+
+/**
+ * The end state, read through a connection the agent never touched: a fresh instance on the data directory
+ * after the agent's server stopped (PGlite), or a new connection (the user's server), its session reset
+ * (JUDGE_SESSION_SQL). Never the agent's own session, whose settings (a role, row security) would apply to
+ * the judge.
  */
 export async function snapshot(sandbox: string): Promise<PostgresState> {
-  const written = join(sandbox, END_STATE_FILE);
-  if (existsSync(written)) return JSON.parse(readFileSync(written, 'utf8')) as PostgresState;
   const db = await openSandbox(sandbox);
   try {
+    await db.exec(JUDGE_SESSION_SQL);
     return await readState(db, sandbox);
   } finally {
     await db.close();
@@ -284,7 +292,7 @@ async function executeSql(db: Queryable, sql: string): Promise<unknown> {
   };
 }
 
-export async function createServer(sandbox: string, version: string): Promise<Server> {
+async function createServer(sandbox: string, version: string): Promise<Server> {
   const info = (await loadRegistry()).get('postgres');
   if (!info) throw new Error('the postgres namespace file is missing');
   // An end state left by an earlier server on this sandbox is stale from the first statement on.
@@ -305,17 +313,12 @@ export async function createServer(sandbox: string, version: string): Promise<Se
 
   // Every error is the agent's to read (a syntax error, a constraint, a timeout), in Postgres's own wording.
   const served = serveTools(server, info, { handlers, errorText });
-  // On a clean shutdown, after the agent's last statement, the server writes the end state for snapshot() and
-  // closes the database, which leaves the data directory ready to open without recovery. (Pending statements
+  // On a clean shutdown, after the agent's last statement, the server closes the database, which leaves the
+  // data directory ready for the judge's own instance (snapshot) to open without recovery. (Pending statements
   // keep the process alive until both are done.)
   server.onclose = () => {
     void served
-      .afterCalls(async () => {
-        const state = await readState(db, sandbox);
-        const partial = join(sandbox, `${END_STATE_FILE}.partial`);
-        writeFileSync(partial, JSON.stringify(state));
-        renameSync(partial, join(sandbox, END_STATE_FILE));
-      })
+      .afterCalls(async () => undefined)
       .catch(() => undefined)
       .then(() => db.close())
       .catch(() => undefined);
@@ -333,7 +336,7 @@ export function network(sandbox: string): { env: Record<string, string> } | unde
 }
 
 /** The state a SQL script builds in an empty database (a dump, a schema with its data), read back as a snapshot is. */
-export async function stateFrom(sql: string, scratch: string): Promise<PostgresState> {
+async function stateFrom(sql: string, scratch: string): Promise<PostgresState> {
   const dir = join(scratch, DATA_DIR);
   await copyTree(await blankTemplate(), dir);
   const db = await Database.open(dir);

@@ -202,7 +202,7 @@ export type Condition =
       is_null?: boolean;
     };
 
-export function conditionHolds(value: unknown, condition: Condition): boolean {
+function conditionHolds(value: unknown, condition: Condition): boolean {
   if (condition === null || typeof condition !== 'object') return valuesEqual(value, condition);
   const c = condition;
   const isNull = value === null || value === undefined;

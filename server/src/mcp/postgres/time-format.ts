@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { parseType, type PostgresState } from './state.ts';
 
 /** Where the seed leaves the forms, next to the data directory (the agent's SQL cannot reach it). */
-export const TIME_FORMATS_FILE = 'time-formats.json';
+const TIME_FORMATS_FILE = 'time-formats.json';
 
 const TimeStyleSchema = z.object({
   /** Between date and time. */
@@ -22,17 +22,17 @@ const TimeStyleSchema = z.object({
   /** How UTC is written: `Z`, `+00:00`, `+00`, or nothing (a timestamp without time zone). */
   zone: z.enum(['Z', '+00:00', '+00', '']),
 });
-export type TimeStyle = z.infer<typeof TimeStyleSchema>;
+type TimeStyle = z.infer<typeof TimeStyleSchema>;
 
 /** Table → column → the form its values are written in. */
 const TimeStylesSchema = z.record(z.string(), z.record(z.string(), TimeStyleSchema));
-export type TimeStyles = z.infer<typeof TimeStylesSchema>;
+type TimeStyles = z.infer<typeof TimeStylesSchema>;
 
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})([T ])(\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const TIME_TYPES = new Set(['timestamp with time zone', 'timestamp without time zone', 'date']);
 
 /** The form of a written timestamp, or undefined when the text is not an ISO 8601 timestamp (a bare date). */
-export function styleOf(text: string): TimeStyle | undefined {
+function styleOf(text: string): TimeStyle | undefined {
   const m = TIMESTAMP.exec(text);
   if (!m) return undefined;
   const zone = m[5] === undefined ? '' : m[5] === 'Z' ? 'Z' : m[5].includes(':') ? '+00:00' : '+00';
@@ -58,7 +58,7 @@ export function seededStyles(state: PostgresState): TimeStyles {
  * A value as the snapshot reads it (`1962-02-18T00:00:00Z`, `1962-02-18T00:00:00.5`, `1962-02-18`), in
  * `style`. Values that are not times in UTC (another zone, infinity, a BC date) are left as they are.
  */
-export function restyle(value: unknown, style: TimeStyle): unknown {
+function restyle(value: unknown, style: TimeStyle): unknown {
   if (typeof value !== 'string') return value;
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined;
   const m = date ? undefined : TIMESTAMP.exec(value);

@@ -5,8 +5,7 @@
  */
 import { findCustomers } from '../customers.ts';
 import { ToolError, type ToolHandler } from '../namespace.ts';
-// Types only: index.ts imports this module, and a runtime import back would be a cycle.
-import type { Coupon, Customer, Exchange, Order, OrderItem, Product, RefundMethod, Return, ShopState } from './index.ts';
+import type { Coupon, Customer, Exchange, Order, OrderItem, Product, RefundMethod, Return, ShopState } from './state.ts';
 
 /**
  * Rounds money to the cent, half up. The nudge makes amounts whose binary form sits just below a half cent

@@ -4,8 +4,7 @@
  */
 import { findCustomers } from '../customers.ts';
 import { ToolError, type ToolHandler } from '../namespace.ts';
-// Types only: index.ts imports this module, and a runtime import back would be a cycle.
-import type { Article, EscalationTarget, Priority, SupportState, Ticket, TicketStatus } from './index.ts';
+import type { Article, EscalationTarget, Priority, SupportState, Ticket, TicketStatus } from './state.ts';
 
 const PRIORITIES: readonly Priority[] = ['low', 'medium', 'high', 'urgent'];
 const UPDATABLE_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending'];

@@ -3,64 +3,8 @@
  * paper's verifier (`reservations["AA-500"].status == "confirmed"`), so a flight carries one reservation.
  */
 import { defineNamespace, type PredicateFunction } from '../namespace.ts';
+import { normalizeState, type Cabin, type Flight, type Reservation, type ReservationStatus, type TravelState } from './state.ts';
 import { tools } from './tools.ts';
-
-export const CABINS = ['economy', 'business'] as const;
-export type Cabin = (typeof CABINS)[number];
-
-/** A cabin other than economy: its own fare and seats. */
-export interface CabinFare {
-  price: number;
-  seats_left: number;
-}
-
-export interface Flight {
-  id: string;
-  origin: string;
-  dest: string;
-  date: string;
-  departure_time?: string;
-  airline?: string;
-  /** Economy fare per seat. */
-  price: number;
-  /** Economy seats left. */
-  seats_left: number;
-  /** The business cabin, when the flight has one. */
-  business?: CabinFare;
-  /** Fee per checked bag (default 0). */
-  baggage_fee?: number;
-}
-
-export type ReservationStatus = 'held' | 'confirmed' | 'cancelled';
-
-export interface Reservation {
-  /** The lead passenger (the first of `passengers`). */
-  passenger?: string;
-  status: ReservationStatus;
-  payment_info?: string;
-  /** Cabin of the seats (default economy). */
-  cabin?: Cabin;
-  /** Seats held (default 1). */
-  seats?: number;
-  /** Every passenger's name, one per seat, when the booking has several. */
-  passengers?: string[];
-  /** Checked bags (default 0). */
-  bags?: number;
-  /** What the confirmed booking costs: seats × fare + bags × baggage fee. */
-  total?: number;
-}
-
-export interface TravelState {
-  flights: Flight[];
-  reservations: Record<string, Reservation>;
-}
-
-export function normalizeState(state: unknown): TravelState {
-  const raw = (state ?? {}) as Partial<TravelState>;
-  const reservations: Record<string, Reservation> = {};
-  for (const [id, r] of Object.entries(raw.reservations ?? {})) reservations[id] = { ...r };
-  return { flights: (raw.flights ?? []).map((f) => ({ ...f })), reservations };
-}
 
 const norm = (s: string): string => s.trim().toLowerCase();
 const sameName = (a: string | undefined, b: string): boolean => a !== undefined && norm(a) === norm(b);

@@ -4,8 +4,7 @@
  * promise an agent.
  */
 import { ToolError, type ToolHandler } from '../namespace.ts';
-// Types only: index.ts imports this module, and a runtime import back would be a cycle.
-import type { Cabin, Flight, Reservation, TravelState } from './index.ts';
+import type { Cabin, Flight, Reservation, TravelState } from './state.ts';
 
 const code = (s: string): string => s.trim().toUpperCase();
 

@@ -6,9 +6,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 import type { SolutionStep, Task } from '../../tasks/model.ts';
-import type { AgentErrorCode, EgressRecord, EpisodeError, FailureCode, InfraErrorCode } from '../store.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ModelMeter } from './usage.ts';
+import type { AgentErrorCode, EgressRecord, EpisodeError, FailureCode, InfraErrorCode } from '../../record/schema.ts';
+import { McpbenchError } from '../../errors.ts';
 
 export interface AgentContext {
   task: Task;
@@ -111,7 +112,8 @@ export class AgentSetupError extends Error {
  * Options that do not make a working agent (read before anything runs); `option` names the one at fault
  * (the CLI maps it to its flag). Re-exported by the registry.
  */
-export class AgentOptionsError extends Error {
+export class AgentOptionsError extends McpbenchError {
+  static override readonly code: string = 'agent-options';
   constructor(
     readonly agent: string,
     readonly option: string | undefined,
@@ -132,9 +134,7 @@ export interface Agent {
 }
 
 /** The name an agent calls a task tool by: `filesystem.move_file` → `filesystem_move_file`. */
-export function exposedName(qualified: string): string {
-  return qualified.replace('.', '_');
-}
+export { exposedName } from '../../mcp/names.ts';
 
 /** The text of an MCP tool result: text parts joined, other parts and structured content as JSON. */
 export function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {

@@ -34,12 +34,17 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AGENT_ETC, AGENT_LIMITS, defaultBackend, nodeFolders, prepareWritable, sandboxed, sandboxIdentity, type Confinement, type SandboxBackend } from '../sandbox.ts';
 import { AgentError, AgentOptionsError, AgentSetupError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import type { AgentCreateContext } from './registry.ts';
 import { EgressProxy, parseAllowHost } from './egress.ts';
+import { agentFolderView, runPathsOf } from './agent-folder.ts';
+import { SET_KEY_ENV } from '../../tasks/seal.ts';
+import { scrubEnvironment } from './scrub-env.ts';
+import { memoryCgroup, type MemoryCgroup } from '../memory-cgroup.ts';
 import { agentDeadlineMs, buildAgentRequest, describe, tail } from './endpoint.ts';
 
 export interface AgentSandboxOptions {
@@ -50,7 +55,14 @@ export interface AgentSandboxOptions {
   allowHosts?: readonly string[];
   /** Files under `dir` the agent must not read (the run's task files): replaced by empty ones. */
   hidden?: readonly string[];
+  /** Folders under `dir` the agent must not read (the run folder, `.git`): replaced by empty ones. */
+  hiddenFolders?: readonly string[];
+  /** Memory of the whole sandbox (bubblewrap, where a cgroup can be made); default AGENT_SANDBOX_MEMORY_BYTES. */
+  memoryBytes?: number;
 }
+
+/** The memory of a bubblewrap-confined agent's whole sandbox, all its processes together, where a cgroup can be made. */
+export const AGENT_SANDBOX_MEMORY_BYTES = 4 * 1024 ** 3;
 
 export interface CommandAgentOptions {
   /** argv (no shell), or one string run by `/bin/sh -c`. */
@@ -78,36 +90,51 @@ const MAX_LINE_CHARS = 1_000_000;
 export const AGENT_ENV_PASSED = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'] as const;
 
 /** Inside a confined agent's sandbox: where its sockets are, the loopback ports they are forwarded to, its scratch. */
-const SOCKETS_INSIDE = '/run/mcpbench';
+export const SOCKETS_INSIDE = '/run/mcpbench';
 const GATEWAY_PORT = 41001;
 const PROXY_PORT = 41002;
-const SCRATCH_INSIDE = '/scratch';
-const SCRATCH_BYTES = 1024 * 1024 * 1024;
+export const SCRATCH_INSIDE = '/scratch';
+export const SCRATCH_BYTES = 1024 * 1024 * 1024;
 
-/** The line the forwarder writes to stderr once the sandbox is up, before the agent starts. */
-const SANDBOX_READY = 'MCPBENCH_SANDBOX_READY';
+/**
+ * What the forwarder sends once the sandbox is up, before the agent starts: on its own connection to the
+ * runner's readiness socket (`ready.sock` in the sockets folder), never in the agent's stderr (an agent could
+ * push it out of any window kept of stderr, or write it itself). A forwarder given `-` instead of a socket (the
+ * image agent's sidecar, whose stderr is its own) writes it to stderr.
+ */
+export const SANDBOX_READY = 'MCPBENCH_SANDBOX_READY';
+/** The readiness socket's name in the sockets folder. */
+export const READY_SOCKET = 'ready.sock';
 /** Longest Unix socket path used (the kernel's limit is 108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
+/** How long a confined agent's end waits for a readiness signal already sent but not yet read. */
+const READY_GRACE_MS = 250;
 
 /**
  * The forwarder that runs first inside the sandbox: it listens on the sandbox's loopback, pipes each
- * connection to its Unix socket, then runs the agent and exits as it does. Plain Node, no dependencies.
+ * connection to its Unix socket, says the sandbox is up, then runs the agent and exits as it does. Plain
+ * Node, no dependencies.
  */
-const FORWARDER = `
+export const FORWARDER = `
 const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { constants } = require('node:os');
-// argv: the number of forwards, each as PORT=SOCKET, then the agent's own argv.
-const count = Number(process.argv[1]);
-const forwards = process.argv.slice(2, 2 + count).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
-const argv = process.argv.slice(2 + count);
-const run = () => {
-  // The sandbox is up: from here on, what happens is the agent's (the runner reads this line off stderr).
-  process.stderr.write('${SANDBOX_READY}\\n');
+// argv: the readiness socket (or -), the number of forwards, each as PORT=SOCKET, then the agent's own argv.
+const ready = process.argv[1];
+const count = Number(process.argv[2]);
+const forwards = process.argv.slice(3, 3 + count).map((a) => [Number(a.slice(0, a.indexOf('='))), a.slice(a.indexOf('=') + 1)]);
+const argv = process.argv.slice(3 + count);
+const up = (then) => {
+  if (ready === '-') { process.stderr.write('${SANDBOX_READY}\\n'); return then(); }
+  const s = net.connect(ready, () => s.end('${SANDBOX_READY}\\n', then));
+  s.on('error', (e) => { process.stderr.write('cannot say the sandbox is up: ' + e.message + '\\n'); process.exit(125); });
+};
+const run = () => up(() => {
+  // The sandbox is up: from here on, what happens is the agent's.
   const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit' });
   child.on('error', (e) => { process.stderr.write('cannot start ' + argv[0] + ': ' + e.message + '\\n'); process.exit(127); });
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] || 9)));
-};
+});
 let waiting = forwards.length;
 if (!waiting) run();
 for (const [port, path] of forwards) {
@@ -119,6 +146,29 @@ for (const [port, path] of forwards) {
   }).listen(port, '127.0.0.1', () => { if (--waiting === 0) run(); });
 }
 `;
+
+/** The runner's readiness socket for a sandbox: `up` resolves when the forwarder says the sandbox is up. */
+export async function listenReady(work: string): Promise<{ path: string; up: Promise<void>; close(): void }> {
+  const path = join(work, READY_SOCKET);
+  let resolveUp!: () => void;
+  const up = new Promise<void>((resolve) => (resolveUp = resolve));
+  const server = createNetServer((socket) => {
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: string) => {
+      got += chunk;
+      if (got === `${SANDBOX_READY}\n`) resolveUp();
+      if (got.length >= SANDBOX_READY.length + 1) socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => resolve());
+  });
+  chmodSync(path, 0o666);
+  return { path, up, close: () => server.close() };
+}
 
 /** The allow-listed environment of a command agent. */
 export function agentEnvironment(scratch: string, named: Record<string, string> = {}, from: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -170,17 +220,33 @@ export function commandAgentFor(options: CommandAgentChoices, context: AgentCrea
   const allowHosts = (options.allowHosts ?? []).map(parseAllowHost);
   const base = { command: options.command, cwd: dir, env, gateway: options.gateway ?? 'http' };
   if (sandbox === 'none' || sandbox === 'process') {
+    if (sealedRun(context)) {
+      // A sealed set never reaches an agent that nothing confines, unless the user says so in as many words.
+      if (options.sandbox !== 'none') throw new AgentOptionsError('command', 'sandbox', SEALED_UNCONFINED_REFUSAL);
+      // Then the key leaves the runner's environment (process.env and /proc/<pid>/environ) before any agent starts.
+      const scrub = scrubEnvironment(SET_KEY_ENV);
+      delete context.env[SET_KEY_ENV];
+      context.warn(`the set key was removed from this runner's environment before the unconfined agent started${scrub.scrubbed ? '' : `, but ${scrub.detail}`}`);
+    }
     if (allowHosts.length) throw new AgentOptionsError('command', 'allowHosts', 'the command agent option allowHosts: allowed hosts need a confined agent; a plain process (sandbox none, or the process backend) reaches the network anyway');
     context.warn(AGENT_SANDBOX_NONE_WARNING);
     return createCommandAgent(base);
   }
-  const files = [...new Set((context.taskFiles ?? []).map((file) => file.split('#')[0]!))];
-  const hidden = files.filter((file) => file.startsWith(`${dir}/`));
+  // Everything of the run, version control, sealed sets and the set key are hidden in its folder (by realpath).
+  const view = agentFolderView(dir, runPathsOf(context.runDirectory, [...(context.taskSources ?? []), ...(context.taskFiles ?? [])]), context.env[SET_KEY_ENV]);
   // As root, the sandbox runs as nobody only if nobody can reach the agent's folder; else say what is lost.
-  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), dir], writable: [] });
+  const identity = sandboxIdentity({ readOnly: [...nodeFolders(), view.dir], writable: [] });
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && !identity.dropToNobody) context.warn(`the command agent ${identity.note}: make ${dir} readable by other users (chmod o+rx) to limit it`);
-  return createCommandAgent({ ...base, sandbox: { backend: sandbox, dir, allowHosts, hidden } });
+  return createCommandAgent({ ...base, sandbox: { backend: sandbox, dir: view.dir, allowHosts, hidden: view.hidden.files, hiddenFolders: view.hidden.folders } });
+}
+
+export const SEALED_UNCONFINED_REFUSAL =
+  "the command agent option sandbox: a sealed set's tasks never reach an unconfined agent, and no sandbox backend confines it here (the run's backend is the plain process); install bubblewrap (apt-get install bubblewrap) or use docker or podman (--sandbox), or run it unconfined anyway with --agent-sandbox none (the set key is then removed from the runner's environment first)";
+
+/** Whether the run's tasks come from a sealed set. */
+function sealedRun(context: AgentCreateContext): boolean {
+  return [...(context.taskFiles ?? []), ...(context.taskSources ?? [])].some((file) => file.split('#')[0]!.endsWith('.sealed.json'));
 }
 
 export function createCommandAgent(options: CommandAgentOptions): Agent {
@@ -197,6 +263,8 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
       // The runner's side of the agent: its sockets (confined) or its scratch folder (unconfined).
       const work = mkdtempSync(join(workParent(context), 'agent-'));
       let proxy: EgressProxy | undefined;
+      let ready: Awaited<ReturnType<typeof listenReady>> | undefined;
+      let cgroup: MemoryCgroup | undefined;
       try {
         const confined = options.sandbox;
         const scratch = confined ? SCRATCH_INSIDE : work;
@@ -216,23 +284,10 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
           // Anything that fails here is ours: an infrastructure error, never the agent's.
           try {
             if (!context.gateway.listenSocket) throw new Error('this gateway cannot be served into a sandbox');
-            // Traversable by the sandbox's unprivileged user; the sockets in it are its only ways out.
-            chmodSync(work, 0o711);
-            const forwards: string[] = [];
-            if (!overStdio) {
-              await context.gateway.listenSocket(join(work, 'gateway.sock'));
-              chmodSync(join(work, 'gateway.sock'), 0o666);
-              forwards.push(`${GATEWAY_PORT}=${SOCKETS_INSIDE}/gateway.sock`);
-              env.MCPBENCH_GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}/mcp`;
-              request.gateway.url = env.MCPBENCH_GATEWAY_URL;
-            }
-            if (confined.allowHosts?.length) {
-              proxy = await EgressProxy.listen(join(work, 'proxy.sock'), confined.allowHosts, context.onEgress);
-              chmodSync(join(work, 'proxy.sock'), 0o666);
-              forwards.push(`${PROXY_PORT}=${SOCKETS_INSIDE}/proxy.sock`);
-              const url = `http://127.0.0.1:${PROXY_PORT}`;
-              Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' });
-            }
+            const ways = await serveWaysOut(context, work, { overStdio, allowHosts: confined.allowHosts }, env, request);
+            proxy = ways.proxy;
+            const forwards = ways.forwards;
+            ready = await listenReady(work);
             const dir = resolve(confined.dir);
             const confinement: Confinement = {
               cwd: dir,
@@ -241,25 +296,63 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
               readOnly: [...nodeFolders(), dir],
               mounts: [{ source: work, target: SOCKETS_INSIDE }],
               hidden: [...(confined.hidden ?? [])],
+              hiddenFolders: [...(confined.hiddenFolders ?? [])],
               scratch: { path: SCRATCH_INSIDE, bytes: SCRATCH_BYTES },
               network: 'none',
               etc: AGENT_ETC,
               limits: AGENT_LIMITS,
             };
             prepareWritable(confinement, confined.backend);
-            spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, String(forwards.length), ...forwards, ...argv], env }, confinement) as typeof spec;
+            spec = sandboxed(confined.backend, { command: process.execPath, args: ['-e', FORWARDER, `${SOCKETS_INSIDE}/${READY_SOCKET}`, String(forwards.length), ...forwards, ...argv], env }, confinement) as typeof spec;
+            // The whole sandbox's memory, where a cgroup can be made (containers have their own --memory).
+            if (confined.backend === 'bwrap') cgroup = memoryCgroup(confined.memoryBytes ?? AGENT_SANDBOX_MEMORY_BYTES);
+            if (cgroup) spec = { ...spec, ...cgroup.wrap(spec.command, spec.args) };
             cwd = dir;
           } catch (error) {
             throw new AgentSetupError(`could not set up the command agent's ${confined.backend} sandbox: ${describe(error)}`);
           }
         }
-        return await runProcess(spec, cwd, context, request, { deadlineMs, killGraceMs, overStdio, program: argv[0]!, ...(confined ? { sandbox: confined.backend } : {}) });
+        return await runProcess(spec, cwd, context, request, { deadlineMs, killGraceMs, overStdio, program: argv[0]!, ...(confined && ready ? { sandbox: confined.backend, ready: ready.up } : {}) });
       } finally {
+        cgroup?.remove();
+        ready?.close();
         await proxy?.close();
         rmSync(work, { recursive: true, force: true });
       }
     },
   };
+}
+
+/**
+ * Serves a confined agent's ways out as Unix sockets in `work`, the folder mounted at SOCKETS_INSIDE (made
+ * traversable by the sandbox's unprivileged user): the gateway unless it is on the agent's stdio, the egress
+ * proxy when hosts are allowed. Sets the variables that name them on the sandbox's loopback (and the
+ * request's gateway URL); returns the forwarder's `PORT=SOCKET` arguments and the proxy, to be closed.
+ */
+export async function serveWaysOut(
+  context: AgentContext,
+  work: string,
+  { overStdio, allowHosts }: { overStdio: boolean; allowHosts?: readonly ReturnType<typeof parseAllowHost>[] },
+  env: Record<string, string>,
+  request: ReturnType<typeof buildAgentRequest>,
+): Promise<{ forwards: string[]; proxy?: EgressProxy }> {
+  chmodSync(work, 0o711);
+  const forwards: string[] = [];
+  if (!overStdio) {
+    if (!context.gateway.listenSocket) throw new Error('this gateway cannot be served into a sandbox');
+    await context.gateway.listenSocket(join(work, 'gateway.sock'));
+    chmodSync(join(work, 'gateway.sock'), 0o666);
+    forwards.push(`${GATEWAY_PORT}=${SOCKETS_INSIDE}/gateway.sock`);
+    env.MCPBENCH_GATEWAY_URL = `http://127.0.0.1:${GATEWAY_PORT}/mcp`;
+    request.gateway.url = env.MCPBENCH_GATEWAY_URL;
+  }
+  if (!allowHosts?.length) return { forwards };
+  const proxy = await EgressProxy.listen(join(work, 'proxy.sock'), allowHosts, context.onEgress);
+  chmodSync(join(work, 'proxy.sock'), 0o666);
+  forwards.push(`${PROXY_PORT}=${SOCKETS_INSIDE}/proxy.sock`);
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  Object.assign(env, { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' });
+  return { forwards, proxy };
 }
 
 function isFolder(path: string): boolean {
@@ -271,7 +364,7 @@ function isFolder(path: string): boolean {
 }
 
 /** Where the runner's side of an agent goes: the episode's workspace, unless its socket paths would be too long. */
-function workParent(context: AgentContext): string {
+export function workParent(context: AgentContext): string {
   const workspace = context.workspace;
   return workspace && Buffer.byteLength(join(workspace, 'agent-XXXXXX', 'gateway.sock')) <= MAX_SOCKET_PATH ? workspace : tmpdir();
 }
@@ -284,14 +377,16 @@ interface ProcessSettings {
   program: string;
   /** The backend a confined agent runs in: until its forwarder says the sandbox is up, a failure is ours. */
   sandbox?: string;
+  /** Resolves when the forwarder says the sandbox is up (on its readiness socket); needed with `sandbox`. */
+  ready?: Promise<void>;
 }
 
-function runProcess(
+export function runProcess(
   spec: { command: string; args: string[]; env: Record<string, string> },
   cwd: string | undefined,
   context: AgentContext,
   request: ReturnType<typeof buildAgentRequest>,
-  { deadlineMs, killGraceMs, overStdio, program, sandbox }: ProcessSettings,
+  { deadlineMs, killGraceMs, overStdio, program, sandbox, ready }: ProcessSettings,
 ): Promise<AgentOutcome> {
   return new Promise<AgentOutcome>((resolvePromise, reject) => {
     const child = spawn(spec.command, spec.args, {
@@ -324,13 +419,10 @@ function runProcess(
       for (const line of lines) takeLine(line);
       if (pending.length > MAX_LINE_CHARS) pending = '';
     });
+    void ready?.then(() => (sandboxUp = true));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
-      if (!sandboxUp && stderr.includes(`${SANDBOX_READY}\n`)) {
-        sandboxUp = true;
-        stderr = stderr.replace(`${SANDBOX_READY}\n`, '');
-      }
     });
     // The agent need not read its stdin; a closed pipe is not an error.
     child.stdin.on('error', () => {});
@@ -369,6 +461,11 @@ function runProcess(
       killGroup('SIGKILL');
     });
     child.on('close', (code, signal) => {
+      // A readiness signal sent before the agent ran may still be unread: wait a moment for it, never for long.
+      if (!sandboxUp && ready) void Promise.race([ready, new Promise((r) => setTimeout(r, READY_GRACE_MS))]).then(() => ended(code, signal));
+      else ended(code, signal);
+    });
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(deadline);
       if (graceTimer) clearTimeout(graceTimer);
       context.signal.removeEventListener('abort', onAbort);
@@ -405,7 +502,7 @@ function runProcess(
         return reject(new AgentError('agent-exit', `command agent ${how}`, ended, `command agent ${how}${stderrNote(stderr)}`));
       }
       resolvePromise(answer !== undefined ? { answer } : {});
-    });
+    };
   });
 }
 

@@ -5,19 +5,22 @@
  * every attempt, allowed or refused, for the episode's trace.
  *
  * It listens on a Unix socket that is bound into the sandbox (the agent has no network of its own); the
- * forwarding itself is the `proxy` package's, the policy is here.
+ * forwarding of plain HTTP requests is the `proxy` package's, the policy, the target parser and the CONNECT
+ * tunnel are here; whatever the library throws is caught, traced as a refused attempt and ends only that
+ * client's connection.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect as netConnect, type Socket } from 'node:net';
 import { createProxy } from 'proxy';
-import type { EgressRecord } from '../store.ts';
-
-export type { EgressRecord } from '../store.ts';
+import type { EgressRecord } from '../../record/schema.ts';
+import { McpbenchError } from '../../errors.ts';
 
 /** Attempts recorded at most per episode (the count of the rest is kept). */
 export const MAX_EGRESS_RECORDS = 200;
 
-export class AllowHostError extends Error {}
+export class AllowHostError extends McpbenchError {
+  static override readonly code: string = 'allow-host';
+}
 
 export const ALLOW_HOST_FORMAT = 'use host:port, e.g. api.openai.com:443 or 127.0.0.1:8080';
 
@@ -37,22 +40,37 @@ export function parseAllowHost(entry: string): string {
   return host;
 }
 
-/** The target of a proxy request: CONNECT's `host:port`, or an absolute URI's host and port. */
-function target(req: IncomingMessage): { host: string; port: number } | undefined {
-  const raw = req.url ?? '';
-  if (req.method === 'CONNECT') {
-    const at = raw.lastIndexOf(':');
-    const port = Number(raw.slice(at + 1));
-    if (at <= 0 || !Number.isInteger(port)) return undefined;
-    return { host: raw.slice(0, at).toLowerCase(), port };
+/** A proxy request's target: its host (lower-cased, IPv6 in brackets) and integer port, and the request URL as the forwarder is handed it. */
+export interface ProxyTarget {
+  host: string;
+  port: number;
+  /** `host:port` for CONNECT, `http://host:port/path` for an absolute URI: the only form the forwarder sees. */
+  url: string;
+}
+
+/**
+ * The one parser of a proxy request's target, used for the decision and for the forwarding alike: CONNECT's
+ * `host:port` and an absolute `http://` URI's authority must both be `host:port` as an allowed host is (an
+ * integer port of 1-65535, no user info, no other characters); anything else (`host:4777.9e1`, `host:+80`,
+ * `user@host`, an `https://` URI) is undefined, refused.
+ */
+export function parseProxyTarget(method: string, raw: string): ProxyTarget | undefined {
+  if (raw.length > 4096) return undefined;
+  if (method === 'CONNECT') {
+    const hostPort = normalAllowHost(raw);
+    if (hostPort === undefined || raw.trim() !== raw) return undefined;
+    const at = hostPort.lastIndexOf(':');
+    return { host: hostPort.slice(0, at), port: Number(hostPort.slice(at + 1)), url: hostPort };
   }
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'http:') return undefined;
-    return { host: url.hostname.toLowerCase(), port: url.port ? Number(url.port) : 80 };
-  } catch {
-    return undefined;
-  }
+  const match = /^http:\/\/([^/?#]+)([/?][^#]*)?$/i.exec(raw);
+  if (!match) return undefined;
+  const authority = match[1]!;
+  const hasPort = /:[^\]]*$/.test(authority);
+  const hostPort = normalAllowHost(hasPort ? authority : `${authority}:80`);
+  if (hostPort === undefined) return undefined;
+  const at = hostPort.lastIndexOf(':');
+  const path = match[2] ?? '/';
+  return { host: hostPort.slice(0, at), port: Number(hostPort.slice(at + 1)), url: `http://${hostPort}${path.startsWith('/') ? path : `/${path}`}` };
 }
 
 export class EgressProxy {
@@ -73,30 +91,74 @@ export class EgressProxy {
     const forwarder = createProxy(createServer());
     const server = createServer();
     const proxy = new EgressProxy(server, onRecord);
-    const decide = (req: IncomingMessage): EgressRecord | undefined => {
-      const to = target(req);
-      if (!to) return undefined;
+    // The library's request handler, called directly so that whatever they throw (an assertion, a rejected promise)
+    // is caught here: traced as a refused attempt and the client's connection closed, never the runner's end.
+    const [onRequest] = forwarder.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => unknown)[];
+    const failed = (req: IncomingMessage, to: ProxyTarget, error: unknown, end: () => void) => {
+      proxy.record({ method: req.method ?? 'GET', host: to.host, port: to.port, allowed: false, reason: `the proxy failed: ${error instanceof Error ? error.message : String(error)}` });
+      end();
+    };
+    const forward = (req: IncomingMessage, to: ProxyTarget, call: () => unknown, end: () => void) => {
+      try {
+        Promise.resolve(call()).catch((error: unknown) => failed(req, to, error, end));
+      } catch (error) {
+        failed(req, to, error, end);
+      }
+    };
+    const decide = (req: IncomingMessage): { to?: ProxyTarget; record: EgressRecord } => {
+      const method = req.method ?? 'GET';
+      const to = parseProxyTarget(method, req.url ?? '');
+      if (!to) return { record: proxy.record({ method, host: (req.url ?? '').slice(0, 200), port: 0, allowed: false, reason: `not a proxy target: ${ALLOW_HOST_FORMAT} (CONNECT), or an absolute http:// URL` }) };
       const ok = allowed.has(`${to.host}:${to.port}`);
-      return proxy.record({ method: req.method ?? 'GET', host: to.host, port: to.port, allowed: ok, ...(ok ? {} : { reason: `${to.host}:${to.port} is not an allowed host` }) });
+      return { to, record: proxy.record({ method, host: to.host, port: to.port, allowed: ok, ...(ok ? {} : { reason: `${to.host}:${to.port} is not an allowed host` }) }) };
     };
     server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      const decision = decide(req);
-      if (!decision?.allowed) {
-        socket.end(`HTTP/1.1 ${decision ? '403 Forbidden' : '400 Bad Request'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${decision?.reason ?? 'not a proxy request'}\n`);
+      socket.on('error', () => socket.destroy());
+      const { to, record } = decide(req);
+      if (!to || !record.allowed) {
+        socket.end(`HTTP/1.1 ${to ? '403 Forbidden' : '400 Bad Request'}\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${record.reason ?? 'refused'}\n`);
         return;
       }
-      forwarder.emit('connect', req, socket, head);
+      // The tunnel is ours (the library's CONNECT handler asserts that nothing follows the header and reads
+      // the port its own way): bytes sent right after the header (a TLS hello) go through once it is up.
+      const upstream = netConnect({ host: to.host.replace(/^\[|\]$/g, ''), port: to.port });
+      const drop = (error?: unknown) => {
+        if (error !== undefined && !socket.destroyed && !tunnelled) {
+          proxy.record({ method: 'CONNECT', host: to.host, port: to.port, allowed: false, reason: `the proxy failed: ${error instanceof Error ? error.message : String(error)}` });
+          socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n');
+        } else socket.destroy();
+        upstream.destroy();
+      };
+      let tunnelled = false;
+      upstream.on('error', drop);
+      socket.on('close', () => upstream.destroy());
+      upstream.on('close', () => socket.destroy());
+      upstream.on('connect', () => {
+        tunnelled = true;
+        socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        if (head.length) upstream.write(head);
+        socket.pipe(upstream);
+        upstream.pipe(socket);
+      });
     });
-    server.on('request', (req, res) => {
-      const decision = decide(req);
-      if (!decision?.allowed) {
-        res.writeHead(decision ? 403 : 400, { 'content-type': 'text/plain', connection: 'close' }).end(`${decision?.reason ?? 'not a proxy request: use an absolute http:// URL or CONNECT'}\n`);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const { to, record } = decide(req);
+      if (!to || !record.allowed) {
+        res.writeHead(to ? 403 : 400, { 'content-type': 'text/plain', connection: 'close' }).end(`${record.reason ?? 'refused'}\n`);
         return;
       }
-      forwarder.emit('request', req, res);
+      req.url = to.url;
+      forward(req, to, () => onRequest!.call(forwarder, req, res), () => (res.headersSent ? res.destroy() : res.writeHead(502, { connection: 'close' }).end('the proxy failed\n')));
+    });
+    // A request Node's parser refuses never reaches the handlers above: traced as refused all the same.
+    server.on('clientError', (error: Error, socket: Socket) => {
+      proxy.record({ method: '?', host: '', port: 0, allowed: false, reason: `not an HTTP request: ${error.message}` });
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
     });
     server.on('connection', (socket: Socket) => {
       proxy.sockets.add(socket);
+      socket.on('error', () => socket.destroy());
       socket.on('close', () => proxy.sockets.delete(socket));
     });
     await new Promise<void>((resolve, reject) => {

@@ -16,6 +16,7 @@
  * The payload deliberately carries no predicate, initial state, reference solutions or counterexamples:
  * an agent that saw them could game the check instead of doing the task.
  */
+import { createHmac } from 'node:crypto';
 import { AgentError, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import { priceFor, type PriceFile } from './usage.ts';
 
@@ -46,6 +47,21 @@ export interface EndpointAgentOptions {
   fetch?: typeof fetch;
   /** Prices the usage the endpoint reports, by the model it names. */
   prices?: PriceFile;
+  /**
+   * A key to sign each request with: `MCPBench-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`,
+   * so the endpoint can tell the runner's requests from anyone else's (the submission service's per-submission
+   * secret). Comes from the environment (MCPBENCH_ENDPOINT_SECRET), never from run.json.
+   */
+  signingKey?: string;
+}
+
+/** The variable the endpoint agent's signing key is read from. */
+export const ENDPOINT_SIGNING_KEY_ENV = 'MCPBENCH_ENDPOINT_SECRET';
+
+/** The `MCPBench-Signature` value of a request body. */
+export function endpointSignature(key: string, body: string, now = new Date()): string {
+  const t = Math.floor(now.getTime() / 1000);
+  return `t=${t},v1=${createHmac('sha256', key).update(`${t}.${body}`).digest('hex')}`;
 }
 
 /** What an endpoint may report about its model's spending (schemas/endpoint-response.schema.json). */
@@ -102,10 +118,12 @@ export function createEndpointAgent(options: EndpointAgentOptions): Agent {
       let response: Response;
       let body: string;
       try {
+        const payload = JSON.stringify(request);
+        const signature: Record<string, string> = options.signingKey ? { 'mcpbench-signature': endpointSignature(options.signingKey, payload) } : {};
         response = await doFetch(options.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers },
-          body: JSON.stringify(request),
+          headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers, ...signature },
+          body: payload,
           signal,
         });
         body = await response.text();

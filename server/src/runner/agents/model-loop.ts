@@ -22,12 +22,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentErrorCode } from '../store.ts';
 import { AgentError, resultText, type Agent, type AgentContext, type AgentOutcome } from './agent.ts';
 import { describe, tail } from './endpoint.ts';
 import type { ModelAgentSettings } from './settings.ts';
 import { extractTextToolCalls, textToolResults, withoutThinking, type AttemptedCall, type TextToolCallFormat } from './tool-call-formats.ts';
 import { ModelMeter, type TokenUsage } from './usage.ts';
+import type { AgentErrorCode } from '../../record/schema.ts';
 
 /** A model response as the loop needs it. */
 export interface ProtocolTurn {
@@ -113,6 +113,8 @@ export function createModelAgent<Message>(settings: ModelAgentSettings, runtime:
         text = await response.text();
       } catch (error) {
         if (signal.aborted) throw signal.reason;
+        // Already typed (a replay cache's miss): no retry makes it better.
+        if (error instanceof AgentError) throw error;
         last = timeout.aborted
           ? { code: 'model-timeout', message: `no answer within ${requestTimeoutMs} ms` }
           : { code: 'model-unreachable', message: describe(error) };

@@ -23,7 +23,9 @@ import type { SandboxBackend } from '../sandbox.ts';
 import { AgentOptionsError, type Agent } from './agent.ts';
 import { AGENT_SANDBOXES, commandAgentFor, type CommandAgentChoices } from './command.ts';
 import { ALLOW_HOST_FORMAT, isAllowHost } from './egress.ts';
-import { createEndpointAgent } from './endpoint.ts';
+import { createEndpointAgent, ENDPOINT_SIGNING_KEY_ENV } from './endpoint.ts';
+import { imageAgentFor, prepareImageAgent, type ImageAgentChoices } from './image.ts';
+import { cachingFetch, modelCacheFromEnv } from './model-cache.ts';
 import { createAnthropicAgent } from './anthropic.ts';
 import { createOpenAIAgent } from './openai.ts';
 import { createReferenceAgent, noopAgent } from './reference.ts';
@@ -43,6 +45,10 @@ export interface AgentSetting {
   backend?: SandboxBackend;
   /** The run's task files (sealed-set entries as `<file>#<path>`): an agent process never reads them. */
   taskFiles?: readonly string[];
+  /** The task sources as given (files, folders, sealed sets): an agent process never reads them either. */
+  taskSources?: readonly string[];
+  /** The run folder: hidden from an agent process, with the folder of runs it lies in. */
+  runDirectory?: string;
 }
 
 export interface AgentCreateContext extends AgentSetting {
@@ -118,13 +124,29 @@ const command: AgentDescriptor<CommandAgentChoices> = {
     command: nonEmpty.meta({ description: 'The program and its arguments, run by /bin/sh -c.' }),
     sandbox: z.enum(AGENT_SANDBOXES).optional().meta({ description: "The backend it runs in (default: the run's); none: a plain process, recorded as a warning." }),
     passEnv: z.array(variableName).optional().meta({ description: 'Names of your variables it gets (its own model key); recorded by name, never by value.' }),
-    dir: nonEmpty.optional().meta({ description: "Its folder, read-only inside its sandbox, and its working directory (default: the current one); the run's task files in it are hidden." }),
+    dir: nonEmpty.optional().meta({ description: "Its folder, read-only inside its sandbox, and its working directory (default: the current one); the run's folder, task sources, .git, sealed sets and set key files in it are hidden." }),
     allowHosts: z.array(z.string().refine(isAllowHost, ALLOW_HOST_FORMAT)).optional().meta({ description: 'host:port entries its egress proxy forwards to (its model endpoint); default: none.' }),
     gateway: z.enum(['http', 'stdio']).optional().meta({ description: 'How it reaches the gateway: streamable HTTP (default), or MCP over its own stdin/stdout.' }),
   }),
   // Its folder made absolute (the current one by default); a blank one is left for the schema to refuse.
   prepare: (input, { cwd }) => ({ ...input, dir: typeof input.dir === 'string' && input.dir.trim() ? resolve(cwd, input.dir.trim()) : (input.dir ?? cwd) }),
   create: (options, context) => commandAgentFor(options, context),
+};
+
+const image: AgentDescriptor<ImageAgentChoices> = {
+  name: 'image',
+  description: "Your agent as a container image, a fresh container per episode with no network but the gateway on its loopback (the command agent's contract: MCPBENCH_GATEWAY_URL, MCPBENCH_GOAL ... and the task on stdin).",
+  options: z.object({
+    image: nonEmpty.meta({ description: 'The image reference; it must be on this machine (nothing is pulled at run time).' }),
+    imageId: z.string().regex(/^(sha256:)?[0-9a-f]{12,64}$/, 'not an image id').optional().meta({ description: 'Its id, recorded when the run was made: what every episode runs.' }),
+    engine: z.enum(['docker', 'podman']).optional().meta({ description: "The container engine (default: the run's --sandbox when it is one, else podman, else docker)." }),
+    args: z.array(z.string()).optional().meta({ description: "Arguments appended to the image's entrypoint and command." }),
+    passEnv: z.array(variableName).optional().meta({ description: 'Names of your variables it gets (its own model key); recorded by name, never by value.' }),
+    allowHosts: z.array(z.string().refine(isAllowHost, ALLOW_HOST_FORMAT)).optional().meta({ description: 'host:port entries its egress proxy forwards to (its model endpoint); default: none.' }),
+    gateway: z.enum(['http', 'stdio']).optional().meta({ description: 'How it reaches the gateway: streamable HTTP on its loopback (default), or MCP over its own stdin/stdout.' }),
+  }),
+  prepare: (input, context) => prepareImageAgent(input, context),
+  create: (options, context) => imageAgentFor(options, context),
 };
 
 const endpoint: AgentDescriptor<{ url: string; prices?: string }> = {
@@ -135,9 +157,10 @@ const endpoint: AgentDescriptor<{ url: string; prices?: string }> = {
     prices: nonEmpty.optional().meta({ description: 'A price file (schemas/prices.schema.json) for the usage the endpoint reports, by the model it names.' }),
   }),
   prepare: (input, { cwd }) => (typeof input.prices === 'string' ? { ...input, prices: resolve(cwd, input.prices) } : input),
-  create: (options) => {
+  create: (options, context) => {
     try {
-      return createEndpointAgent({ url: options.url, ...(options.prices ? { prices: readPriceFile(options.prices) } : {}) });
+      const signingKey = context.env[ENDPOINT_SIGNING_KEY_ENV];
+      return createEndpointAgent({ url: options.url, ...(options.prices ? { prices: readPriceFile(options.prices) } : {}), ...(signingKey ? { signingKey } : {}) });
     } catch (error) {
       if (error instanceof PriceFileError) throw new AgentOptionsError('endpoint', 'prices', `price file ${error.message}`);
       throw error;
@@ -167,7 +190,8 @@ function modelAgent(name: ModelAgentName, description: string, create: (settings
     },
     create: (settings, { env }) => {
       const apiKey = env[settings.api_key_env]?.trim();
-      return create(settings, { name, ...(apiKey ? { apiKey } : {}) });
+      const cache = modelCacheFromEnv(env);
+      return create(settings, { name, ...(apiKey ? { apiKey } : {}), ...(cache ? { fetch: cachingFetch(cache) } : {}) });
     },
     // The resolved settings name the model endpoint: what a queue caps the episodes in flight by.
     endpoint: (settings) => `${name} ${settings.base_url} ${settings.model}`,
@@ -188,7 +212,7 @@ export function registerAgent<O extends Record<string, unknown>>(descriptor: Age
   descriptors.set(descriptor.name, descriptor as unknown as AgentDescriptor);
 }
 
-for (const descriptor of [reference, noop, command, endpoint, openai, anthropic] as AgentDescriptor<never>[]) registerAgent(descriptor);
+for (const descriptor of [reference, noop, command, image, endpoint, openai, anthropic] as AgentDescriptor<never>[]) registerAgent(descriptor);
 
 export function agentNames(): string[] {
   return [...descriptors.keys()];

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { readJsonFile, zodIssues } from '../../json-file.ts';
 import { TOOL_CALL_FORMAT_OPTIONS, type ToolCallFormatOption } from './tool-call-formats.ts';
 import { ModelPriceSchema, priceFor, readPriceFile, PriceFileError } from './usage.ts';
+import { McpbenchError } from '../../errors.ts';
 
 export const MODEL_AGENTS = ['openai', 'anthropic'] as const;
 export type ModelAgentName = (typeof MODEL_AGENTS)[number];
@@ -97,7 +98,9 @@ export function modelSettingsSchema(agent: ModelAgentName) {
 }
 export type ModelAgentSettings = z.output<ReturnType<typeof modelSettingsSchema>>;
 
-export class SettingsError extends Error {}
+export class SettingsError extends McpbenchError {
+  static override readonly code: string = 'agent-settings';
+}
 
 /** Settings from one source: the file, the flags or the environment, with paths already absolute. */
 type Layer = Partial<AgentConfig>;

@@ -19,12 +19,12 @@
  * searched for calls.
  */
 
-export const TEXT_TOOL_CALL_FORMATS = ['hermes', 'llama3', 'mistral', 'fenced-json'] as const;
+import { TEXT_TOOL_CALL_FORMATS, TOOL_CALL_FORMAT_OPTIONS } from '../../record/agent-settings.ts';
+
+export { TEXT_TOOL_CALL_FORMATS, TOOL_CALL_FORMAT_OPTIONS };
 export type TextToolCallFormat = (typeof TEXT_TOOL_CALL_FORMATS)[number];
 /** How a call reached us: the protocol's own structure, or text in one of the formats above. */
 export type ToolCallFormat = 'native' | TextToolCallFormat;
-/** `--tool-call-format`: `auto` reads native calls and, when there are none, text in any format; `native` reads no text. */
-export const TOOL_CALL_FORMAT_OPTIONS = ['auto', 'native', ...TEXT_TOOL_CALL_FORMATS] as const;
 export type ToolCallFormatOption = (typeof TOOL_CALL_FORMAT_OPTIONS)[number];
 
 export type CallProblemCode = 'no-name' | 'bad-json' | 'arguments-not-object';

@@ -12,7 +12,8 @@
  */
 import { z } from 'zod';
 import { readJsonFile } from '../../json-file.ts';
-import type { AttemptedCallRecord, MODEL_ENDS, ModelRecord } from '../store.ts';
+import type { AttemptedCallRecord, MODEL_ENDS, ModelRecord } from '../../record/schema.ts';
+import { McpbenchError } from '../../errors.ts';
 
 export type { AttemptedCallRecord, ModelRecord };
 
@@ -54,7 +55,9 @@ export const PriceFileSchema = z
   .meta({ title: 'MCPBench price file', description: 'Token prices per model, for the cost columns of scores and reports and for --max-cost.' });
 export type PriceFile = z.infer<typeof PriceFileSchema>;
 
-export class PriceFileError extends Error {}
+export class PriceFileError extends McpbenchError {
+  static override readonly code: string = 'price-file';
+}
 
 export function readPriceFile(path: string): PriceFile {
   const read = readJsonFile(path, PriceFileSchema);
